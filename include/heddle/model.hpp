@@ -1,0 +1,179 @@
+// The engine API that models are written against.
+//
+// heddle's own models of std primitives (src/sync, the templates in this folder)
+// use nothing but this header, and so can a user who models a primitive of their
+// own, as with Nekara: a model owns one or more `resource`s, announces each
+// visible action as a scheduling point, blocks the running operation on resources
+// and signals them. The engine guarantees that exactly one operation runs at a
+// time and that control moves only inside these calls.
+//
+// Every function here is cheap to call outside a controlled iteration:
+// `in_control()` is false and models then fall back to std behaviour.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <source_location>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace heddle {
+
+// What an operation is about to do at a scheduling point.
+enum class point_kind : std::uint8_t {
+  start,           // a new operation's first step
+  finish,          // an operation has returned
+  join,            // waits for an operation to finish
+  acquire,         // exclusive lock
+  release,         // exclusive unlock
+  acquire_shared,  // shared lock
+  release_shared,  // shared unlock
+  wait,            // blocks on a resource (condition, semaphore, latch, future...)
+  signal,          // wakes waiters (notify, post, set_value...)
+  read,            // atomic or modelled load
+  write,           // atomic or modelled store
+  rmw,             // read-modify-write (exchange, fetch_add, compare_exchange...)
+  fence,           // atomic_thread_fence
+  yield,           // this_thread::yield or an explicit point
+  sleep,           // sleep_for / sleep_until on virtual time
+  choose,          // a data choice (choose_bool, choose_int)
+  send,            // actor or channel send
+  receive,         // actor or channel receive
+  user,            // a point a user-written model declares
+};
+std::string_view to_string(point_kind kind) noexcept;
+
+// What kind of object a resource is; used in messages ("mutex #1").
+enum class object_kind : std::uint8_t {
+  none,
+  operation,
+  mutex,
+  shared_mutex,
+  condition_variable,
+  semaphore,
+  latch,
+  barrier,
+  atomic,
+  once_flag,
+  future,
+  stop_state,
+  variable,
+  user,
+};
+std::string_view to_string(object_kind kind) noexcept;
+
+// Identity of an operation within an iteration: 1 is the test body, then
+// first-creation order. 0 means "none".
+using operation_id = std::uint32_t;
+// Identity of an object within an iteration: first-use order from 1; 0 means "none".
+using object_id = std::uint32_t;
+
+// A thing operations can wait for. Cheap to construct; registered with the
+// engine on first use in each iteration, which assigns its id, so ids are
+// stable across runs regardless of addresses. Not copyable: its identity is
+// its address for the duration of an iteration.
+class resource {
+ public:
+  constexpr explicit resource(object_kind kind = object_kind::user) noexcept : kind_(kind) {}
+  resource(const resource&) = delete;
+  resource& operator=(const resource&) = delete;
+
+  // This resource's id in the running iteration (registers it on first use).
+  object_id id() const;
+  // True when the resource was registered in an earlier iteration (or never):
+  // a model holding controlled state should reset that state first.
+  bool stale() const noexcept;
+  object_kind kind() const noexcept { return kind_; }
+
+  // The operation that holds this resource, if the model knows one; used in
+  // deadlock messages ("held by operation 1 (main)").
+  void set_owner(operation_id op) const;
+  operation_id owner() const;
+
+ private:
+  object_kind kind_;
+  mutable std::uint32_t epoch_ = 0;
+  mutable object_id id_ = 0;
+};
+
+// How a wait ended.
+enum class wake_reason : std::uint8_t { signaled, timeout };
+
+// Relation of a new operation to existing ones (DESIGN.md section 4).
+enum class relation : std::uint8_t { spawn, continuation };
+
+// Virtual time in nanoseconds since the start of the iteration.
+using virtual_time = std::int64_t;
+
+// True inside a controlled iteration, on one of its operations.
+bool in_control() noexcept;
+
+// The running operation (0 outside control).
+operation_id current_operation() noexcept;
+
+// A scheduling point: the running operation announces what it is about to do;
+// the strategy may let another operation run first. Returns when the running
+// operation is chosen again.
+void scheduling_point(point_kind kind, const resource& object,
+                      std::source_location loc = std::source_location::current());
+void scheduling_point(point_kind kind, std::source_location loc = std::source_location::current());
+
+// Blocks the running operation until `r` is signalled (or, with a deadline, until
+// the strategy lets the deadline pass). Models re-check their own condition after
+// it returns: wake-ups follow Mesa semantics.
+wake_reason wait(const resource& r, std::source_location loc = std::source_location::current());
+wake_reason wait_until(const resource& r, virtual_time deadline,
+                       std::source_location loc = std::source_location::current());
+// Blocks until every one of `rs` has been signalled since the call.
+void wait_all(std::span<const resource* const> rs,
+              std::source_location loc = std::source_location::current());
+// Blocks until any one of `rs` is signalled; returns its index in `rs`.
+std::size_t wait_any(std::span<const resource* const> rs,
+                     std::source_location loc = std::source_location::current());
+
+// Re-enables every operation waiting on `r`.
+void signal(const resource& r);
+// Re-enables one waiter of `r`, chosen by the strategy when there are several
+// (a recorded choice). Returns false when nobody waits.
+bool signal_one(const resource& r);
+// Number of operations waiting on `r`.
+std::size_t waiter_count(const resource& r);
+
+// Operations. `body` runs as a new operation; it is enabled at once and starts
+// when the strategy first chooses it. The returned id can be joined.
+operation_id spawn(std::function<void()> body, std::string name = {},
+                   relation rel = relation::spawn, operation_id of = 0);
+// Blocks until operation `op` has finished.
+void join(operation_id op, std::source_location loc = std::source_location::current());
+bool finished(operation_id op);
+void set_operation_name(std::string name);
+
+// Virtual clock.
+virtual_time now() noexcept;
+// Sleeps on virtual time; the strategy decides when the sleeper runs again.
+void sleep_until(virtual_time t, std::source_location loc = std::source_location::current());
+
+// Data choices: decided by the strategy, recorded in the trace.
+bool choose_bool(std::source_location loc = std::source_location::current());
+std::uint64_t choose_int(std::uint64_t n, std::source_location loc = std::source_location::current());
+// A rare event (a spurious wake-up, a spurious compare-exchange failure): a
+// data choice that random strategies take with low probability.
+bool choose_rare(point_kind kind, const resource& object,
+                 std::source_location loc = std::source_location::current());
+bool spurious_wakeups_enabled() noexcept;
+bool spurious_cas_failures_enabled() noexcept;
+
+// Reports API misuse ("unlock of a mutex not owned by the caller") and ends the
+// iteration by unwinding the running operation; outside control, prints the
+// message and calls std::abort.
+[[noreturn]] void report_misuse(std::string message,
+                                std::source_location loc = std::source_location::current());
+// The same for places that must not throw (destructors): records the bug and
+// returns; the iteration ends at the running operation's next scheduling point.
+void flag_misuse(std::string message, std::source_location loc = std::source_location::current());
+// True while the engine unwinds an iteration: models must skip misuse checks
+// (the first bug wins) and must not block.
+bool unwinding() noexcept;
+
+}  // namespace heddle

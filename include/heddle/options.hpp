@@ -1,0 +1,47 @@
+// Options that steer one exploration run.
+//
+// An aggregate, so a test can set only what it cares about with designated
+// initializers: HEDDLE_TEST(bank, withdraw, .iterations = 500, .strategy = "pct:3").
+// Precedence, lowest first: these defaults, values given in code, HEDDLE_*
+// environment variables, --heddle_* flags of a test binary (set by the CLI).
+// Every option that changes how an iteration executes is written into the trace
+// header, so a replay runs under the same rules.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+namespace heddle {
+
+struct options {
+  // How many iterations (executions of the body) to run at most.
+  std::uint64_t iterations = 1000;
+  // Stop after this much wall-clock time; zero means no limit.
+  std::chrono::milliseconds time_budget{0};
+  // Strategy spec (DESIGN.md section 7): "random", "pct:3", ...
+  std::string strategy = "random";
+  // Run seed; iteration i uses a seed derived from (seed, i).
+  std::uint64_t seed = 0x6865646466ull;
+  // Decisions per iteration before the max-steps policy applies.
+  std::uint64_t max_steps = 20000;
+  // At max_steps: false ends the iteration quietly (counted in statistics),
+  // true reports a livelock.
+  bool fail_on_max_steps = false;
+  // Condition variables may wake up spuriously (a choice the strategy takes).
+  bool spurious_wakeups = true;
+  // compare_exchange_weak may fail spuriously (a choice the strategy takes).
+  bool spurious_cas_failures = true;
+  // Stack size of each operation's fiber, in bytes (rounded up to pages).
+  std::size_t stack_size = 256 * 1024;
+  // Directory where bug traces are written; empty disables writing.
+  std::string out = "heddle-out";
+  // Stop at the first bug.
+  bool stop_on_first_bug = true;
+  // Print the bug report to stderr when a bug is found.
+  bool print_report = true;
+  // When non-empty: a trace file (JSON or compact) to replay instead of exploring.
+  std::string replay;
+};
+
+}  // namespace heddle

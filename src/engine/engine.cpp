@@ -1,0 +1,460 @@
+// The engine: see engine.hpp for the contract.
+//
+// Hot path: point() -> reschedule() -> decide() -> backend switch. Nothing on it
+// allocates once the per-iteration vectors have reached their working size:
+// operation and object records are reused across iterations, and the trace's
+// step vectors are cleared, not freed.
+#include "engine/engine.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <typeinfo>
+
+#include <cxxabi.h>
+
+#include <fmt/format.h>
+
+namespace heddle::detail {
+
+thread_local engine* engine::current_ = nullptr;
+namespace {
+std::atomic<std::uint32_t> next_epoch{1};
+
+std::string demangle(const char* name) {
+  int status = 0;
+  char* out = abi::__cxa_demangle(name, nullptr, nullptr, &status);
+  std::string result = status == 0 && out != nullptr ? out : name;
+  std::free(out);
+  return result;
+}
+}  // namespace
+
+engine::engine(backend& b, engine_config config) : backend_(b), config_(config) {}
+
+const iteration_outcome& engine::run(strategy& s, const std::function<void()>& body) {
+  reset();
+  strategy_ = &s;
+  root_body_ = &body;
+  epoch_ = next_epoch.fetch_add(1, std::memory_order_relaxed);
+  engine* const previous = current_;
+  current_ = this;
+
+  backend_.begin_iteration(&engine::operation_entry, this);
+  spawn({}, "main", relation::spawn, 0);
+
+  if (const operation_id first = decide(); first != 0) {
+    running_ = first;
+    backend_.switch_to(0, first);
+  }
+  // Back on the scheduler: the iteration is over.
+  running_ = 0;
+  unwind_all();
+  backend_.end_iteration();
+
+  outcome_.hit_max_steps = outcome_.hit_max_steps && !outcome_.found;
+  if (outcome_.found || outcome_.stopped) {
+    outcome_.operation_names.clear();
+    for (operation_id id = 1; id < op_count_; ++id) outcome_.operation_names.push_back(ops_[id].name);
+    outcome_.objects.assign(objects_.begin(), objects_.begin() + object_count_);
+    for (auto& o : outcome_.objects) o.waiters.clear();
+  }
+  current_ = previous;
+  strategy_ = nullptr;
+  root_body_ = nullptr;
+  return outcome_;
+}
+
+void engine::reset() {
+  op_count_ = 1;  // slot 0 is the scheduler
+  object_count_ = 1;
+  if (ops_.empty()) ops_.resize(1);
+  if (objects_.empty()) objects_.resize(1);
+  running_ = 0;
+  now_ = 0;
+  ending_ = false;
+  unwinding_ = false;
+  outcome_.found.reset();
+  outcome_.steps.clear();
+  outcome_.step_operation.clear();
+  outcome_.step_where.clear();
+  outcome_.hit_max_steps = false;
+  outcome_.stopped.reset();
+  outcome_.max_enabled = 0;
+}
+
+// --- objects -----------------------------------------------------------------
+
+object_id engine::register_object(object_kind kind) {
+  const object_id id = object_count_++;
+  if (id == objects_.size()) objects_.emplace_back();
+  object_state& o = objects_[id];
+  o.kind = kind;
+  o.owner = 0;
+  o.waiters.clear();
+  return id;
+}
+
+std::string engine::describe_operation(operation_id id) const {
+  if (id == 0 || id >= op_count_) return fmt::format("operation {}", id);
+  const std::string& name = ops_[id].name;
+  return name.empty() ? fmt::format("operation {}", id) : fmt::format("operation {} ({})", id, name);
+}
+
+std::string engine::describe_object(object_id id) const {
+  if (id == 0 || id >= object_count_) return "nothing";
+  const object_state& o = objects_[id];
+  if (o.kind == object_kind::operation) return describe_operation(o.owner);
+  return fmt::format("{} #{}", to_string(o.kind), id);
+}
+
+// --- operations --------------------------------------------------------------
+
+operation_id engine::spawn(std::function<void()> body, std::string name, relation rel,
+                           operation_id of) {
+  const operation_id id = op_count_++;
+  if (id == ops_.size()) ops_.emplace_back();
+  operation& op = ops_[id];
+  op.id = id;
+  op.parent = running_;
+  op.chain = (rel == relation::continuation && of != 0 && of < id) ? ops_[of].chain : id;
+  op.name = std::move(name);
+  op.status = op_status::enabled;
+  op.started = false;
+  op.unwind_requested = false;
+  op.abandoned = false;
+  op.body = std::move(body);
+  op.self = register_object(object_kind::operation);
+  objects_[op.self].owner = id;
+  op.point = point_kind::start;
+  op.object = op.self;
+  op.where = std::source_location{};
+  op.mode = wait_mode::none;
+  op.waiting_on.clear();
+  op.deadline.reset();
+  op.reason = wake_reason::signaled;
+  op.woken_by = 0;
+  return id;
+}
+
+std::size_t engine::operation_entry(void* self, std::size_t slot) {
+  auto& e = *static_cast<engine*>(self);
+  e.ops_[slot].started = true;
+  try {
+    e.after_resume();
+    if (slot == 1) {
+      (*e.root_body_)();
+    } else {
+      // Moved onto this operation's stack, so its captures die here, under control.
+      std::function<void()> body = std::move(e.ops_[slot].body);
+      body();
+    }
+  } catch (const iteration_abort&) {
+    // Unwound on purpose.
+  } catch (const std::exception& ex) {
+    e.report(bug_kind::uncaught_exception,
+             fmt::format("uncaught exception {}: {}", demangle(typeid(ex).name()), ex.what()),
+             e.ops_[slot].where, false);
+  } catch (...) {
+    e.report(bug_kind::uncaught_exception, "uncaught exception of a type not derived from std::exception",
+             e.ops_[slot].where, false);
+  }
+  return e.finish_running();
+}
+
+std::size_t engine::finish_running() {
+  const operation_id me = running_;
+  ops_[me].status = op_status::finished;
+  ops_[me].point = point_kind::finish;
+  signal(ops_[me].self);
+  if (unwinding_) return 0;
+  const operation_id next = decide();
+  running_ = next;
+  return next;
+}
+
+bool engine::finished(operation_id op) const {
+  return op != 0 && op < op_count_ && ops_[op].status == op_status::finished;
+}
+
+void engine::join(operation_id target, const std::source_location& where) {
+  const object_id self = ops_[target].self;
+  point(point_kind::join, self, where);
+  while (!finished(target)) {
+    const object_id objects[] = {self};
+    wait(objects, wait_mode::one, std::nullopt, point_kind::join, where);
+  }
+}
+
+// --- scheduling --------------------------------------------------------------
+
+void engine::point(point_kind kind, object_id object, const std::source_location& where) {
+  if (running_ == 0) return;
+  if (unwinding_) {
+    if (std::uncaught_exceptions() == 0) throw iteration_abort{};
+    return;  // a destructor running during unwinding: no more decisions
+  }
+  operation& op = ops_[running_];
+  op.point = kind;
+  op.object = object;
+  op.where = where;
+  reschedule();
+}
+
+void engine::reschedule() {
+  const operation_id me = running_;
+  const operation_id next = decide();
+  if (next != me) {
+    running_ = next;
+    backend_.switch_to(me, next);  // next == 0: to the scheduler, which unwinds us
+  }
+  after_resume();
+}
+
+void engine::after_resume() {
+  if (ops_[running_].unwind_requested && std::uncaught_exceptions() == 0) throw iteration_abort{};
+}
+
+void engine::collect_enabled() {
+  enabled_.clear();
+  for (operation_id id = 1; id < op_count_; ++id) {
+    const operation& op = ops_[id];
+    const bool timed = op.status == op_status::blocked && op.deadline.has_value();
+    if (op.status == op_status::enabled || timed)
+      enabled_.push_back({id, op.chain, op.point, op.object, timed});
+  }
+}
+
+operation_id engine::decide() {
+  if (ending_) return 0;
+  collect_enabled();
+  if (enabled_.empty()) {
+    detect_deadlock();
+    return 0;
+  }
+  const std::uint64_t step = outcome_.steps.size();
+  if (step >= config_.max_steps) {
+    outcome_.hit_max_steps = true;
+    if (config_.fail_on_max_steps) {
+      const operation& op = ops_[running_ != 0 ? running_ : enabled_.front().id];
+      report(bug_kind::livelock,
+             fmt::format("the iteration reached {} steps with {} operation(s) still enabled "
+                         "and none finishing (--max-steps, --fail-on-max-steps)",
+                         config_.max_steps, enabled_.size()),
+             op.where, false);
+    }
+    ending_ = true;
+    return 0;
+  }
+  outcome_.max_enabled = std::max<std::uint64_t>(outcome_.max_enabled, enabled_.size());
+  const decision_context ctx{enabled_, running_, step, op_count_ - 1};
+  const std::optional<operation_id> pick = strategy_->next_operation(ctx);
+  const bool valid = pick && std::any_of(enabled_.begin(), enabled_.end(),
+                                         [&](const pending_operation& p) { return p.id == *pick; });
+  if (!valid) {
+    outcome_.stopped = pick ? fmt::format("the strategy chose {} which is not enabled at step {}",
+                                          describe_operation(*pick), step)
+                            : strategy_->stop_reason();
+    ending_ = true;
+    return 0;
+  }
+  operation& op = ops_[*pick];
+  outcome_.steps.push_back({step_kind::schedule, op.point, op.object, *pick});
+  outcome_.step_operation.push_back(*pick);
+  outcome_.step_where.push_back(op.where);
+  if (op.status == op_status::blocked) {
+    // Chosen while blocked with a deadline: the deadline passes.
+    now_ = std::max(now_, *op.deadline);
+    wake(op, 0, wake_reason::timeout);
+  }
+  return *pick;
+}
+
+void engine::detect_deadlock() {
+  bool all_finished = true;
+  for (operation_id id = 1; id < op_count_; ++id)
+    all_finished = all_finished && ops_[id].status == op_status::finished;
+  if (all_finished) return;
+
+  std::string message;
+  const char* separator = "";
+  for (operation_id id = 1; id < op_count_; ++id) {
+    const operation& op = ops_[id];
+    if (op.status != op_status::blocked) continue;
+    message += separator;
+    separator = "; ";
+    message += describe_operation(id);
+    if (op.waiting_on.empty()) {
+      message += " waits forever";
+      continue;
+    }
+    const char* joiner = op.mode == wait_mode::all ? " and " : " or ";
+    message += " waits for ";
+    for (std::size_t i = 0; i < op.waiting_on.size(); ++i) {
+      if (i > 0) message += joiner;
+      const object_state& o = objects_[op.waiting_on[i]];
+      if (o.kind == object_kind::operation) {
+        message += fmt::format("{} to finish (join)", describe_operation(o.owner));
+      } else {
+        message += describe_object(op.waiting_on[i]);
+        if (o.owner != 0) message += fmt::format(" held by {}", describe_operation(o.owner));
+      }
+    }
+  }
+  const operation_id culprit = running_ != 0 ? running_ : 1;
+  report(bug_kind::deadlock, std::move(message), ops_[culprit].where, false);
+}
+
+// --- blocking ----------------------------------------------------------------
+
+wake_reason engine::wait(std::span<const object_id> objects, wait_mode mode,
+                         std::optional<virtual_time> deadline, point_kind kind,
+                         const std::source_location& where) {
+  if (running_ == 0) return wake_reason::signaled;
+  if (unwinding_) {
+    if (std::uncaught_exceptions() == 0) throw iteration_abort{};
+    // A destructor wants to block while its operation is being unwound: the
+    // operation cannot go on, so it is abandoned, suspended for good.
+    const operation_id me = running_;
+    ops_[me].abandoned = true;
+    running_ = 0;
+    backend_.switch_to(me, 0);
+    std::terminate();  // never resumed
+  }
+  if (objects.empty() && !deadline && mode == wait_mode::all) return wake_reason::signaled;
+  const operation_id me = running_;
+  {
+    operation& op = ops_[me];
+    op.point = kind;
+    op.object = objects.empty() ? 0 : objects.front();
+    op.where = where;
+    op.mode = mode;
+    op.waiting_on.assign(objects.begin(), objects.end());
+    op.deadline = deadline;
+    op.status = op_status::blocked;
+    op.woken_by = 0;
+    for (object_id o : objects) objects_[o].waiters.push_back(me);
+  }
+  reschedule();
+  return ops_[me].reason;
+}
+
+void engine::unlink_waiter(operation& op) {
+  for (object_id o : op.waiting_on) {
+    auto& w = objects_[o].waiters;
+    if (auto it = std::find(w.begin(), w.end(), op.id); it != w.end()) w.erase(it);
+  }
+  op.waiting_on.clear();
+}
+
+void engine::wake(operation& op, object_id by, wake_reason reason) {
+  unlink_waiter(op);
+  op.status = op_status::enabled;
+  op.mode = wait_mode::none;
+  op.deadline.reset();
+  op.reason = reason;
+  op.woken_by = by;
+}
+
+void engine::signal(object_id object) {
+  // Waking edits waiter lists, including this one: work on a copy.
+  woken_scratch_.assign(objects_[object].waiters.begin(), objects_[object].waiters.end());
+  for (operation_id w : woken_scratch_) {
+    operation& op = ops_[w];
+    if (op.status != op_status::blocked) continue;
+    if (op.mode == wait_mode::all) {
+      auto& list = objects_[object].waiters;
+      list.erase(std::find(list.begin(), list.end(), w));
+      op.waiting_on.erase(std::find(op.waiting_on.begin(), op.waiting_on.end(), object));
+      if (!op.waiting_on.empty()) continue;
+    }
+    wake(op, object, wake_reason::signaled);
+  }
+}
+
+bool engine::signal_one(object_id object) {
+  const auto& waiters = objects_[object].waiters;
+  if (waiters.empty()) return false;
+  std::size_t index = 0;
+  if (waiters.size() > 1 && running_ != 0 && !unwinding_) {
+    index = choose({step_kind::choose_int, waiters.size(), false, point_kind::signal, object},
+                   ops_[running_].where);
+  }
+  operation& op = ops_[objects_[object].waiters[index]];
+  if (op.mode == wait_mode::all) {
+    auto& list = objects_[object].waiters;
+    list.erase(list.begin() + static_cast<std::ptrdiff_t>(index));
+    op.waiting_on.erase(std::find(op.waiting_on.begin(), op.waiting_on.end(), object));
+    if (!op.waiting_on.empty()) return true;
+  }
+  wake(op, object, wake_reason::signaled);
+  return true;
+}
+
+void engine::sleep_until(virtual_time t, const std::source_location& where) {
+  if (running_ == 0) return;
+  wait({}, wait_mode::one, std::max(t, now_), point_kind::sleep, where);
+}
+
+// --- data choices and bugs ---------------------------------------------------
+
+std::uint64_t engine::choose(const choice& c, const std::source_location& where) {
+  if (running_ == 0 || unwinding_ || ending_) return 0;
+  if (outcome_.steps.size() >= config_.max_steps) {
+    ops_[running_].where = where;
+    reschedule();  // decide() applies the max-steps policy and ends the iteration
+  }
+  collect_enabled();
+  const decision_context ctx{enabled_, running_, outcome_.steps.size(), op_count_ - 1};
+  const std::optional<std::uint64_t> value = strategy_->next_value(ctx, c);
+  if (!value || *value >= c.bound) {
+    outcome_.stopped = value ? fmt::format("the strategy chose {} for a choice below {}", *value, c.bound)
+                             : strategy_->stop_reason();
+    ending_ = true;
+    reschedule();  // to the scheduler, which unwinds this operation
+  }
+  outcome_.steps.push_back({c.kind, c.point, c.object, *value});
+  outcome_.step_operation.push_back(running_);
+  outcome_.step_where.push_back(where);
+  return *value;
+}
+
+void engine::report(bug_kind kind, std::string message, const std::source_location& where,
+                    bool unwind_now) {
+  if (!outcome_.found && !unwinding_) {
+    bug b;
+    b.kind = kind;
+    b.message = std::move(message);
+    b.operation = running_;
+    b.operation_name = running_ != 0 ? ops_[running_].name : std::string{};
+    if (where.line() != 0) b.where = {where.file_name(), where.line(), where.function_name()};
+    b.step = outcome_.steps.size();
+    outcome_.found = std::move(b);
+  }
+  ending_ = true;
+  if (unwind_now && running_ != 0 && std::uncaught_exceptions() == 0) throw iteration_abort{};
+}
+
+// --- end of an iteration -----------------------------------------------------
+
+void engine::unwind_all() {
+  unwinding_ = true;
+  for (operation_id id = op_count_ - 1; id >= 1; --id) {
+    operation& op = ops_[id];
+    if (op.status == op_status::finished || op.abandoned) continue;
+    if (!op.started) {
+      op.body = nullptr;  // its captures are destroyed here, with models inert
+      op.status = op_status::finished;
+      continue;
+    }
+    if (op.status == op_status::blocked) wake(op, 0, wake_reason::signaled);
+    op.unwind_requested = true;
+    running_ = id;
+    backend_.switch_to(0, id);  // returns when it has finished or was abandoned
+    running_ = 0;
+  }
+  for (operation_id id = 1; id < op_count_; ++id)
+    if (ops_[id].abandoned) backend_.abandon(id);
+}
+
+}  // namespace heddle::detail

@@ -1,0 +1,184 @@
+// The engine: operations, resources, scheduling points, decisions, blocking,
+// deadlock and step bounds, the virtual clock, and the end of an iteration.
+//
+// Contract (DESIGN.md section 4): exactly one operation runs at a time; control
+// moves only inside a scheduling point, a wait, or when an operation finishes;
+// each move is a decision the strategy takes and the trace records. Ids of
+// operations and objects are assigned in first-use order within an iteration.
+// An iteration ends when every operation has finished, on the first bug, on a
+// deadlock, at max_steps, or when the strategy stops it; operations still alive
+// are then unwound (a private exception thrown at their next resume, so
+// destructors run) in reverse creation order, children before parents.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <source_location>
+#include <string>
+#include <vector>
+
+#include "engine/backend.hpp"
+#include "engine/strategy.hpp"
+#include "heddle/bug.hpp"
+#include "heddle/model.hpp"
+#include "heddle/trace.hpp"
+
+namespace heddle::detail {
+
+// Thrown into an operation to unwind it at the end of an iteration. Not derived
+// from std::exception, so `catch (const std::exception&)` in user code lets it pass.
+struct iteration_abort {};
+
+struct engine_config {
+  std::uint64_t max_steps = 20000;
+  bool fail_on_max_steps = false;
+  bool spurious_wakeups = true;
+  bool spurious_cas_failures = true;
+};
+
+enum class op_status : std::uint8_t { enabled, blocked, finished };
+enum class wait_mode : std::uint8_t { none, one, all, any };
+
+struct operation {
+  operation_id id = 0;
+  operation_id parent = 0;
+  std::uint32_t chain = 0;
+  std::string name;
+  op_status status = op_status::enabled;
+  bool started = false;
+  bool unwind_requested = false;
+  bool abandoned = false;
+  std::function<void()> body;  // empty for operation 1, which runs the test body
+  object_id self = 0;          // the object joiners wait on
+
+  // The point it is paused at: what it does when next chosen.
+  point_kind point = point_kind::start;
+  object_id object = 0;
+  std::source_location where;
+
+  // Blocking state; `waiting_on` holds the objects still awaited.
+  wait_mode mode = wait_mode::none;
+  std::vector<object_id> waiting_on;
+  std::optional<virtual_time> deadline;
+  wake_reason reason = wake_reason::signaled;
+  object_id woken_by = 0;
+};
+
+struct object_state {
+  object_kind kind = object_kind::none;
+  operation_id owner = 0;
+  std::vector<operation_id> waiters;  // invariant: each waiter has this id in waiting_on
+};
+
+// Everything an iteration leaves behind, for reports, traces and strategies.
+struct iteration_outcome {
+  std::optional<bug> found;
+  std::vector<trace_step> steps;
+  std::vector<operation_id> step_operation;       // who ran at each step
+  std::vector<std::source_location> step_where;   // where its pending point was
+  std::vector<std::string> operation_names;       // index = operation id
+  std::vector<object_state> objects;              // index = object id (kinds, owners)
+  bool hit_max_steps = false;
+  std::optional<std::string> stopped;  // the strategy stopped the iteration (reason)
+  std::uint64_t max_enabled = 0;
+};
+
+class engine {
+ public:
+  engine(backend& b, engine_config config);
+  engine(const engine&) = delete;
+  engine& operator=(const engine&) = delete;
+
+  // Runs `body` as operation 1 under `s`, to the end of the iteration. The
+  // outcome stays valid until the next run (its vectors are reused).
+  const iteration_outcome& run(strategy& s, const std::function<void()>& body);
+
+  // The engine running on this OS thread, if any (the model API's entry point).
+  static engine* current() noexcept { return current_; }
+
+  // --- model-facing API (see heddle/model.hpp) ---
+  operation_id running() const noexcept { return running_; }
+  bool unwinding() const noexcept { return unwinding_; }
+  const engine_config& config() const noexcept { return config_; }
+  std::uint32_t epoch() const noexcept { return epoch_; }
+
+  object_id register_object(object_kind kind);
+  object_state& object(object_id id) { return objects_[id]; }
+
+  void point(point_kind kind, object_id object, const std::source_location& where);
+  wake_reason wait(std::span<const object_id> objects, wait_mode mode,
+                   std::optional<virtual_time> deadline, point_kind kind,
+                   const std::source_location& where);
+  object_id woken_by() const { return ops_[running_].woken_by; }
+  void signal(object_id object);
+  bool signal_one(object_id object);
+
+  operation_id spawn(std::function<void()> body, std::string name, relation rel, operation_id of);
+  void join(operation_id op, const std::source_location& where);
+  bool finished(operation_id op) const;
+  void set_name(std::string name) { ops_[running_].name = std::move(name); }
+
+  virtual_time now() const noexcept { return now_; }
+  void sleep_until(virtual_time t, const std::source_location& where);
+
+  std::uint64_t choose(const choice& c, const std::source_location& where);
+
+  // Records a bug (the first one wins). With `unwind_now`, throws
+  // iteration_abort to unwind the running operation; otherwise the iteration
+  // ends at the running operation's next scheduling point.
+  void report(bug_kind kind, std::string message, const std::source_location& where,
+              bool unwind_now);
+
+  // For the crash handler: the iteration as far as it got, and names without
+  // allocating.
+  const iteration_outcome& in_flight() const noexcept { return outcome_; }
+  const char* operation_name(operation_id id) const noexcept {
+    return id != 0 && id < op_count_ ? ops_[id].name.c_str() : nullptr;
+  }
+
+  std::string describe_object(object_id id) const;
+  std::string describe_operation(operation_id id) const;
+
+ private:
+  static std::size_t operation_entry(void* self, std::size_t slot);
+  std::size_t finish_running();
+
+  // Takes the next decision and switches to the chosen operation; returns when
+  // the running operation is resumed. Ends the iteration when needed.
+  void reschedule();
+  // Chooses the next operation, or 0 when the iteration must end.
+  operation_id decide();
+  void collect_enabled();
+  void detect_deadlock();
+  void wake(operation& op, object_id by, wake_reason reason);
+  void unlink_waiter(operation& op);
+  void after_resume();
+  void end_iteration_from_running();
+  void unwind_all();
+  void reset();
+
+  backend& backend_;
+  engine_config config_;
+  strategy* strategy_ = nullptr;
+  const std::function<void()>* root_body_ = nullptr;
+
+  // Records are reused across iterations: only the first op_count_ operations
+  // and object_count_ objects belong to the running iteration.
+  std::vector<operation> ops_;  // index = operation id; 0 unused (the scheduler)
+  std::vector<object_state> objects_;  // index = object id; 0 unused
+  operation_id op_count_ = 1;
+  object_id object_count_ = 1;
+  std::vector<pending_operation> enabled_;
+  std::vector<operation_id> woken_scratch_;
+  operation_id running_ = 0;
+  virtual_time now_ = 0;
+  bool ending_ = false;     // the iteration must end at the next decision
+  bool unwinding_ = false;  // the scheduler is unwinding live operations
+  iteration_outcome outcome_;
+
+  static thread_local engine* current_;
+  std::uint32_t epoch_ = 0;
+};
+
+}  // namespace heddle::detail

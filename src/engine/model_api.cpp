@@ -1,0 +1,198 @@
+// The model API of heddle/model.hpp: thin forwarding to the engine running on
+// this OS thread. Outside an iteration every call is a cheap no-op.
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+
+#include "engine/engine.hpp"
+#include "heddle/explore.hpp"
+#include "heddle/model.hpp"
+
+namespace heddle {
+
+using detail::engine;
+
+namespace {
+engine* controlling() noexcept {
+  engine* e = engine::current();
+  return e != nullptr && e->running() != 0 ? e : nullptr;
+}
+
+[[noreturn]] void die_outside_control(const char* what, const std::string& message,
+                                      const std::source_location& loc) {
+  std::fprintf(stderr, "heddle: %s: %s (at %s:%u)\n", what, message.c_str(), loc.file_name(),
+               static_cast<unsigned>(loc.line()));
+  std::abort();
+}
+}  // namespace
+
+object_id resource::id() const {
+  engine* e = engine::current();
+  if (e == nullptr) return 0;
+  if (epoch_ != e->epoch()) {
+    epoch_ = e->epoch();
+    id_ = e->register_object(kind_);
+  }
+  return id_;
+}
+
+bool resource::stale() const noexcept {
+  const engine* e = engine::current();
+  return e == nullptr || epoch_ != e->epoch();
+}
+
+void resource::set_owner(operation_id op) const {
+  if (engine* e = engine::current()) e->object(id()).owner = op;
+}
+
+operation_id resource::owner() const {
+  engine* e = engine::current();
+  return e != nullptr && !stale() ? e->object(id_).owner : 0;
+}
+
+bool in_control() noexcept { return engine::current() != nullptr; }
+
+operation_id current_operation() noexcept {
+  const engine* e = engine::current();
+  return e != nullptr ? e->running() : 0;
+}
+
+void scheduling_point(point_kind kind, const resource& object, std::source_location loc) {
+  if (engine* e = controlling()) e->point(kind, object.id(), loc);
+}
+
+void scheduling_point(point_kind kind, std::source_location loc) {
+  if (engine* e = controlling()) e->point(kind, 0, loc);
+}
+
+wake_reason wait(const resource& r, std::source_location loc) {
+  engine* e = controlling();
+  if (e == nullptr) return wake_reason::signaled;
+  const object_id ids[] = {r.id()};
+  return e->wait(ids, detail::wait_mode::one, std::nullopt, point_kind::wait, loc);
+}
+
+wake_reason wait_until(const resource& r, virtual_time deadline, std::source_location loc) {
+  engine* e = controlling();
+  if (e == nullptr) return wake_reason::timeout;
+  const object_id ids[] = {r.id()};
+  return e->wait(ids, detail::wait_mode::one, deadline, point_kind::wait, loc);
+}
+
+void wait_all(std::span<const resource* const> rs, std::source_location loc) {
+  engine* e = controlling();
+  if (e == nullptr) return;
+  std::vector<object_id> ids;
+  ids.reserve(rs.size());
+  for (const resource* r : rs) ids.push_back(r->id());
+  e->wait(ids, detail::wait_mode::all, std::nullopt, point_kind::wait, loc);
+}
+
+std::size_t wait_any(std::span<const resource* const> rs, std::source_location loc) {
+  engine* e = controlling();
+  if (e == nullptr || rs.empty()) return 0;
+  std::vector<object_id> ids;
+  ids.reserve(rs.size());
+  for (const resource* r : rs) ids.push_back(r->id());
+  e->wait(ids, detail::wait_mode::any, std::nullopt, point_kind::wait, loc);
+  const object_id by = e->woken_by();
+  for (std::size_t i = 0; i < ids.size(); ++i)
+    if (ids[i] == by) return i;
+  return 0;
+}
+
+void signal(const resource& r) {
+  if (engine* e = engine::current()) e->signal(r.id());
+}
+
+bool signal_one(const resource& r) {
+  engine* e = engine::current();
+  return e != nullptr && e->signal_one(r.id());
+}
+
+std::size_t waiter_count(const resource& r) {
+  engine* e = engine::current();
+  return e != nullptr && !r.stale() ? e->object(r.id()).waiters.size() : 0;
+}
+
+operation_id spawn(std::function<void()> body, std::string name, relation rel, operation_id of) {
+  engine* e = engine::current();
+  if (e == nullptr) return 0;
+  return e->spawn(std::move(body), std::move(name), rel, of);
+}
+
+void join(operation_id op, std::source_location loc) {
+  if (engine* e = controlling()) e->join(op, loc);
+}
+
+bool finished(operation_id op) {
+  const engine* e = engine::current();
+  return e == nullptr || e->finished(op);
+}
+
+void set_operation_name(std::string name) {
+  if (engine* e = controlling()) e->set_name(std::move(name));
+}
+
+virtual_time now() noexcept {
+  const engine* e = engine::current();
+  return e != nullptr ? e->now() : 0;
+}
+
+void sleep_until(virtual_time t, std::source_location loc) {
+  if (engine* e = controlling()) e->sleep_until(t, loc);
+}
+
+bool choose_bool(std::source_location loc) {
+  engine* e = controlling();
+  return e != nullptr && e->choose({step_kind::choose_bool, 2, false, point_kind::choose, 0}, loc) != 0;
+}
+
+std::uint64_t choose_int(std::uint64_t n, std::source_location loc) {
+  engine* e = controlling();
+  if (e == nullptr || n <= 1) return 0;
+  return e->choose({step_kind::choose_int, n, false, point_kind::choose, 0}, loc);
+}
+
+bool choose_rare(point_kind kind, const resource& object, std::source_location loc) {
+  engine* e = controlling();
+  return e != nullptr && e->choose({step_kind::choose_bool, 2, true, kind, object.id()}, loc) != 0;
+}
+
+bool spurious_wakeups_enabled() noexcept {
+  const engine* e = engine::current();
+  return e != nullptr && e->config().spurious_wakeups;
+}
+
+bool spurious_cas_failures_enabled() noexcept {
+  const engine* e = engine::current();
+  return e != nullptr && e->config().spurious_cas_failures;
+}
+
+void report_misuse(std::string message, std::source_location loc) {
+  engine* e = controlling();
+  if (e == nullptr) die_outside_control("API misuse", message, loc);
+  e->report(bug_kind::api_misuse, std::move(message), loc, true);
+  // report() returns only when it cannot throw (a destructor during unwinding).
+  std::terminate();
+}
+
+void flag_misuse(std::string message, std::source_location loc) {
+  engine* e = engine::current();
+  if (e == nullptr) die_outside_control("API misuse", message, loc);
+  e->report(bug_kind::api_misuse, std::move(message), loc, false);
+}
+
+bool unwinding() noexcept {
+  const engine* e = engine::current();
+  return e != nullptr && e->unwinding();
+}
+
+void assertion_failed(std::string message, std::source_location loc) {
+  engine* e = controlling();
+  if (e == nullptr) die_outside_control("assertion failed", message, loc);
+  e->report(bug_kind::assertion, std::move(message), loc, true);
+  std::terminate();
+}
+
+}  // namespace heddle

@@ -1,0 +1,77 @@
+// The interface every exploration strategy implements (DESIGN.md section 7).
+//
+// The engine calls a strategy at every decision: which enabled operation runs
+// next, or which value a data choice takes. A strategy sees the pending point
+// of every enabled operation and the chain each belongs to; it never touches a
+// backend or a model. Strategies keep no global state: everything lives in the
+// object, so several can run in one process.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "heddle/bug.hpp"
+#include "heddle/model.hpp"
+#include "heddle/trace.hpp"
+
+namespace heddle::detail {
+
+// An operation the strategy may choose, with what it is about to do.
+struct pending_operation {
+  operation_id id = 0;
+  std::uint32_t chain = 0;  // operations of one chain share PCT^t priorities
+  point_kind point = point_kind::start;
+  object_id object = 0;
+  bool timed = false;  // blocked, but its deadline may pass if chosen (timeout)
+};
+
+struct decision_context {
+  std::span<const pending_operation> enabled;  // ascending by id, never empty
+  operation_id current = 0;  // the operation that reached the point (may now be blocked or finished)
+  std::uint64_t step = 0;    // index of this decision in the iteration
+  std::size_t operation_count = 0;  // operations created so far
+};
+
+// A data choice: a value in [0, bound).
+struct choice {
+  step_kind kind = step_kind::choose_int;
+  std::uint64_t bound = 2;
+  bool rare = false;  // a spurious event: random strategies take value 1 seldom
+  point_kind point = point_kind::choose;
+  object_id object = 0;
+};
+
+struct iteration_summary {
+  std::uint64_t steps = 0;
+  bool bug = false;
+  bool hit_max_steps = false;
+};
+
+class strategy {
+ public:
+  virtual ~strategy() = default;
+
+  virtual void begin_iteration(std::uint64_t index, std::uint64_t seed) = 0;
+  // The operation to run next, one of ctx.enabled. nullopt stops the iteration;
+  // stop_reason() then says why (a replay divergence, an exhausted search).
+  virtual std::optional<operation_id> next_operation(const decision_context& ctx) = 0;
+  virtual std::optional<std::uint64_t> next_value(const decision_context& ctx, const choice& c) = 0;
+  virtual void end_iteration(const iteration_summary& summary) = 0;
+
+  // The spec string that recreates this strategy ("pct:3").
+  virtual std::string describe() const = 0;
+  // A fair strategy eventually runs every enabled operation (liveness checking).
+  virtual bool is_fair() const { return false; }
+  // True once a systematic strategy has explored its whole space.
+  virtual bool exhausted() const { return false; }
+  virtual std::string stop_reason() const { return {}; }
+};
+
+// Builds a strategy from its spec; throws heddle::usage_error naming the problem.
+std::unique_ptr<strategy> make_strategy(std::string_view spec);
+
+}  // namespace heddle::detail

@@ -1,0 +1,154 @@
+// The JSON encoding of a trace: what tools and people read.
+//
+//   {"format": "heddle-trace", "version": 1, "heddle_version": "0.1.0",
+//    "program": "/abs/path/tests", "test": "account.withdraw", "strategy": "pct:3",
+//    "seed": 42, "iteration": 17,
+//    "options": {"max_steps": 20000, "fail_on_max_steps": false, ...},
+//    "bug": {"kind": "assertion", "message": "...", "operation": 2, ...},
+//    "steps": [["run", 1, "start", 1], ["bool", 1, "choose", 0], ["int", 2, "signal", 4], ...]}
+//
+// Every step is [what, value, point, object]: "run" chooses operation `value`,
+// "bool"/"int" take `value` for a data choice.
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "engine/names.hpp"
+#include "heddle/trace.hpp"
+
+namespace heddle {
+
+using nlohmann::json;
+
+namespace {
+constexpr const char* step_names[] = {"run", "bool", "int"};
+
+json bug_to_json(const bug& b) {
+  return {{"kind", to_string(b.kind)},
+          {"message", b.message},
+          {"operation", b.operation},
+          {"operation_name", b.operation_name},
+          {"file", b.where.file},
+          {"line", b.where.line},
+          {"function", b.where.function},
+          {"step", b.step}};
+}
+
+template <class T>
+T field(const json& j, const char* name, const char* where) {
+  const auto it = j.find(name);
+  if (it == j.end()) throw trace_error(fmt::format("malformed trace: {} has no \"{}\"", where, name));
+  try {
+    return it->get<T>();
+  } catch (const json::exception&) {
+    throw trace_error(fmt::format("malformed trace: \"{}\" in {} has the wrong type", name, where));
+  }
+}
+}  // namespace
+
+std::string to_json(const trace& t) {
+  const trace_header& h = t.header;
+  json j = {{"format", "heddle-trace"},
+            {"version", h.format_version},
+            {"heddle_version", h.heddle_version},
+            {"program", h.program},
+            {"test", h.test},
+            {"strategy", h.strategy},
+            {"seed", h.seed},
+            {"iteration", h.iteration},
+            {"options",
+             {{"max_steps", h.max_steps},
+              {"fail_on_max_steps", h.fail_on_max_steps},
+              {"spurious_wakeups", h.spurious_wakeups},
+              {"spurious_cas_failures", h.spurious_cas_failures}}}};
+  if (t.found) j["bug"] = bug_to_json(*t.found);
+  json steps = json::array();
+  for (const trace_step& s : t.steps)
+    steps.push_back({step_names[static_cast<int>(s.kind)], s.value, to_string(s.point), s.object});
+  j["steps"] = std::move(steps);
+  return j.dump(1) + "\n";
+}
+
+trace trace_from_json(std::string_view text) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw trace_error(fmt::format("malformed trace: not valid JSON ({})", e.what()));
+  }
+  if (!j.is_object() || j.value("format", "") != "heddle-trace")
+    throw trace_error("malformed trace: not a heddle trace (no \"format\": \"heddle-trace\")");
+  trace t;
+  trace_header& h = t.header;
+  h.format_version = field<int>(j, "version", "the trace");
+  if (h.format_version != trace_format_version)
+    throw trace_error(fmt::format("unsupported trace format version {} (this heddle reads version {})",
+                                  h.format_version, trace_format_version));
+  h.heddle_version = field<std::string>(j, "heddle_version", "the trace");
+  h.program = field<std::string>(j, "program", "the trace");
+  h.test = field<std::string>(j, "test", "the trace");
+  h.strategy = field<std::string>(j, "strategy", "the trace");
+  h.seed = field<std::uint64_t>(j, "seed", "the trace");
+  h.iteration = field<std::uint64_t>(j, "iteration", "the trace");
+  const json options = field<json>(j, "options", "the trace");
+  h.max_steps = field<std::uint64_t>(options, "max_steps", "\"options\"");
+  h.fail_on_max_steps = field<bool>(options, "fail_on_max_steps", "\"options\"");
+  h.spurious_wakeups = field<bool>(options, "spurious_wakeups", "\"options\"");
+  h.spurious_cas_failures = field<bool>(options, "spurious_cas_failures", "\"options\"");
+  if (const auto b = j.find("bug"); b != j.end()) {
+    bug found;
+    const auto kind = parse_bug_kind(field<std::string>(*b, "kind", "\"bug\""));
+    if (!kind) throw trace_error("malformed trace: unknown bug kind in \"bug\"");
+    found.kind = *kind;
+    found.message = field<std::string>(*b, "message", "\"bug\"");
+    found.operation = field<operation_id>(*b, "operation", "\"bug\"");
+    found.operation_name = field<std::string>(*b, "operation_name", "\"bug\"");
+    found.where.file = field<std::string>(*b, "file", "\"bug\"");
+    found.where.line = field<std::uint32_t>(*b, "line", "\"bug\"");
+    found.where.function = field<std::string>(*b, "function", "\"bug\"");
+    found.step = field<std::uint64_t>(*b, "step", "\"bug\"");
+    t.found = std::move(found);
+  }
+  const json steps = field<json>(j, "steps", "the trace");
+  if (!steps.is_array()) throw trace_error("malformed trace: \"steps\" is not an array");
+  t.steps.reserve(steps.size());
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const json& s = steps[i];
+    const auto bad = [&] { return trace_error(fmt::format("malformed trace: step {} is not [what, value, point, object]", i)); };
+    if (!s.is_array() || s.size() != 4 || !s[0].is_string() || !s[1].is_number_unsigned() ||
+        !s[2].is_string() || !s[3].is_number_unsigned())
+      throw bad();
+    trace_step step;
+    const std::string what = s[0].get<std::string>();
+    if (what == "run") step.kind = step_kind::schedule;
+    else if (what == "bool") step.kind = step_kind::choose_bool;
+    else if (what == "int") step.kind = step_kind::choose_int;
+    else throw bad();
+    step.value = s[1].get<std::uint64_t>();
+    const auto point = detail::parse_point_kind(s[2].get<std::string>());
+    if (!point) throw trace_error(fmt::format("malformed trace: step {} has an unknown point kind", i));
+    step.point = *point;
+    step.object = s[3].get<object_id>();
+    t.steps.push_back(step);
+  }
+  return t;
+}
+
+trace load_trace(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw trace_error(fmt::format("cannot read trace file '{}'", path));
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  const std::string text = buffer.str();
+  const auto first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos) throw trace_error(fmt::format("trace file '{}' is empty", path));
+  try {
+    return text[first] == '{' ? trace_from_json(text) : trace_from_compact(text);
+  } catch (const trace_error& e) {
+    throw trace_error(fmt::format("{}: {}", path, e.what()));
+  }
+}
+
+}  // namespace heddle

@@ -1,0 +1,45 @@
+// Keeps a crashing iteration's schedule. While explore() runs, fatal signals
+// (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT) are caught on an alternate stack;
+// the handler writes the in-flight trace, with the crash as its bug, as a
+// compact trace file under --out, prints where it is and how to replay it, and
+// re-raises the signal. A fault in a fiber's guard page is reported as a stack
+// overflow in the running operation. The handler neither allocates nor locks:
+// its buffers are reserved up front.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/engine.hpp"
+#include "heddle/trace.hpp"
+
+namespace heddle::detail {
+
+class crash_guard {
+ public:
+  crash_guard(const engine& e, trace_header header, std::string directory);
+  ~crash_guard();
+  crash_guard(const crash_guard&) = delete;
+  crash_guard& operator=(const crash_guard&) = delete;
+
+  void begin_iteration(std::uint64_t index);
+  void end_iteration();
+
+  // The signal handler's work; public for the C-level trampoline only.
+  void on_fatal_signal(int signal, const void* address) noexcept;
+
+ private:
+  const engine& engine_;
+  trace_header header_;
+  std::string directory_;
+  std::string parent_directory_;
+  std::string header_bytes_;  // the encoded header of the running iteration
+  std::vector<char> raw_;     // scratch for the encoded trace
+  std::vector<char> text_;    // scratch for its base64 form
+  std::vector<char> alternate_stack_;
+  crash_guard* previous_ = nullptr;
+  bool active_ = false;
+};
+
+}  // namespace heddle::detail

@@ -1,0 +1,110 @@
+#include "runner/overrides.hpp"
+
+#include <charconv>
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "heddle/explore.hpp"
+
+namespace heddle::detail {
+namespace {
+
+bool parse_bool(std::string_view text, std::string_view what) {
+  if (text == "1" || text == "true" || text == "yes" || text == "on" || text.empty()) return true;
+  if (text == "0" || text == "false" || text == "no" || text == "off") return false;
+  throw usage_error(fmt::format("bad value '{}' for {}: expected true or false", text, what));
+}
+
+struct option_entry {
+  std::string_view name;
+  void (*set)(options& o, std::string_view value, std::string_view what);
+};
+
+const option_entry table[] = {
+    {"iterations", [](options& o, std::string_view v, std::string_view w) {
+       o.iterations = parse_unsigned(v, w);
+       if (o.iterations == 0) throw usage_error(fmt::format("bad value '{}' for {}: must be at least 1", v, w));
+     }},
+    {"time_budget", [](options& o, std::string_view v, std::string_view w) { o.time_budget = parse_duration(v, w); }},
+    {"strategy", [](options& o, std::string_view v, std::string_view) { o.strategy = std::string(v); }},
+    {"seed", [](options& o, std::string_view v, std::string_view w) { o.seed = parse_unsigned(v, w); }},
+    {"max_steps", [](options& o, std::string_view v, std::string_view w) {
+       o.max_steps = parse_unsigned(v, w);
+       if (o.max_steps == 0) throw usage_error(fmt::format("bad value '{}' for {}: must be at least 1", v, w));
+     }},
+    {"fail_on_max_steps", [](options& o, std::string_view v, std::string_view w) { o.fail_on_max_steps = parse_bool(v, w); }},
+    {"spurious_wakeups", [](options& o, std::string_view v, std::string_view w) { o.spurious_wakeups = parse_bool(v, w); }},
+    {"spurious_cas_failures", [](options& o, std::string_view v, std::string_view w) { o.spurious_cas_failures = parse_bool(v, w); }},
+    {"stack_size", [](options& o, std::string_view v, std::string_view w) {
+       o.stack_size = parse_unsigned(v, w);
+       if (o.stack_size < 16384) throw usage_error(fmt::format("bad value '{}' for {}: at least 16384 bytes", v, w));
+     }},
+    {"out", [](options& o, std::string_view v, std::string_view) { o.out = std::string(v); }},
+    {"stop_on_first_bug", [](options& o, std::string_view v, std::string_view w) { o.stop_on_first_bug = parse_bool(v, w); }},
+    {"print_report", [](options& o, std::string_view v, std::string_view w) { o.print_report = parse_bool(v, w); }},
+    {"replay", [](options& o, std::string_view v, std::string_view) { o.replay = std::string(v); }},
+};
+
+}  // namespace
+
+std::uint64_t parse_unsigned(std::string_view text, std::string_view what) {
+  std::uint64_t value = 0;
+  int base = 10;
+  std::string_view digits = text;
+  if (digits.starts_with("0x") || digits.starts_with("0X")) {
+    base = 16;
+    digits.remove_prefix(2);
+  }
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value, base);
+  if (digits.empty() || ec != std::errc{} || end != digits.data() + digits.size())
+    throw usage_error(fmt::format("bad value '{}' for {}: expected a whole number", text, what));
+  return value;
+}
+
+std::chrono::milliseconds parse_duration(std::string_view text, std::string_view what) {
+  std::string_view number = text;
+  std::uint64_t scale = 1000;  // seconds by default
+  if (number.ends_with("ms")) { scale = 1; number.remove_suffix(2); }
+  else if (number.ends_with("s")) { number.remove_suffix(1); }
+  else if (number.ends_with("m")) { scale = 60'000; number.remove_suffix(1); }
+  else if (number.ends_with("h")) { scale = 3'600'000; number.remove_suffix(1); }
+  std::uint64_t value = 0;
+  const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
+  if (number.empty() || ec != std::errc{} || end != number.data() + number.size())
+    throw usage_error(fmt::format("bad value '{}' for {}: expected a duration such as 30s, 500ms or 5m", text, what));
+  return std::chrono::milliseconds(value * scale);
+}
+
+bool is_option_name(std::string_view name) {
+  for (const option_entry& e : table)
+    if (e.name == name) return true;
+  return false;
+}
+
+void set_option(options& o, std::string_view name, std::string_view value, std::string_view source) {
+  for (const option_entry& e : table) {
+    if (e.name == name) {
+      e.set(o, value, source);
+      return;
+    }
+  }
+  throw usage_error(fmt::format("unknown option {}", source));
+}
+
+std::map<std::string, std::string>& flag_overrides() {
+  static std::map<std::string, std::string> flags;
+  return flags;
+}
+
+options with_overrides(options o) {
+  for (const option_entry& e : table) {
+    std::string variable = "HEDDLE_";
+    for (char c : e.name) variable += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (const char* v = std::getenv(variable.c_str()); v != nullptr) e.set(o, v, variable);
+  }
+  for (const auto& [name, value] : flag_overrides()) set_option(o, name, value, "--heddle_" + name);
+  return o;
+}
+
+}  // namespace heddle::detail

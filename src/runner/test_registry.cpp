@@ -1,0 +1,151 @@
+// The registry behind HEDDLE_TEST and the --heddle_* flags of test binaries.
+//
+// Protocol with the `heddle` CLI: the CLI passes --heddle_* option flags,
+// --heddle_result_file=PATH (one JSON object per explored test is appended),
+// and --heddle_list (print registered tests as "suite.name<TAB>file:line").
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include "heddle/test.hpp"
+#include "runner/overrides.hpp"
+#include "strategies/strategies.hpp"
+
+namespace heddle {
+namespace detail {
+namespace {
+
+std::vector<registered_test>& tests() {
+  static std::vector<registered_test> all;
+  return all;
+}
+
+std::string& result_file() {
+  static std::string path;
+  return path;
+}
+
+std::string self_path() {
+  char buffer[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", buffer, sizeof buffer - 1);
+  return n > 0 ? std::string(buffer, static_cast<std::size_t>(n)) : std::string{};
+}
+
+void append_result(const nlohmann::json& record) {
+  if (result_file().empty()) return;
+  std::ofstream out(result_file(), std::ios::app);
+  out << record.dump() << "\n";
+}
+
+}  // namespace
+
+bool register_test(const registered_test& test) {
+  tests().push_back(test);
+  return true;
+}
+
+void run_registered_test(const char* suite, const char* name) {
+  const std::string id = fmt::format("{}.{}", suite, name);
+  const registered_test* test = nullptr;
+  for (const registered_test& t : tests())
+    if (std::strcmp(t.suite, suite) == 0 && std::strcmp(t.name, name) == 0) test = &t;
+  if (test == nullptr) {
+    ADD_FAILURE() << "heddle: no registered test " << id;
+    return;
+  }
+  nlohmann::json record = {{"test", id}};
+  try {
+    const result r = explore(test->opts, test->body, {id, self_path()});
+    const statistics& s = r.stats;
+    record["stats"] = {{"iterations", s.iterations},
+                       {"steps_total", s.steps_total},
+                       {"steps_min", s.steps_min},
+                       {"steps_max", s.steps_max},
+                       {"max_steps_hits", s.max_steps_hits},
+                       {"max_enabled", s.max_enabled},
+                       {"seconds", std::chrono::duration<double>(s.elapsed).count()},
+                       {"exhausted", s.exhausted}};
+    if (r.bug) {
+      record["status"] = "bug";
+      record["bug"] = {{"kind", to_string(r.bug->kind)},
+                       {"message", r.bug->message},
+                       {"operation", r.bug->operation},
+                       {"file", r.bug->where.file},
+                       {"line", r.bug->where.line},
+                       {"step", r.bug->step}};
+      record["trace_file"] = r.trace_file;
+      record["iteration"] = r.trace.header.iteration;
+      ADD_FAILURE_AT(test->file, test->line) << "heddle found a bug: " << to_string(r.bug->kind) << ": "
+                                             << r.bug->message;
+    } else if (r.divergence) {
+      record["status"] = "diverged";
+      record["message"] = *r.divergence;
+      ADD_FAILURE_AT(test->file, test->line) << "heddle: " << *r.divergence;
+    } else {
+      record["status"] = "passed";
+    }
+  } catch (const usage_error& e) {
+    record["status"] = "error";
+    record["message"] = e.what();
+    ADD_FAILURE_AT(test->file, test->line) << "heddle: " << e.what();
+  }
+  append_result(record);
+}
+
+}  // namespace detail
+
+void init(int* argc, char** argv) {
+  int kept = 1;
+  for (int i = 1; i < *argc; ++i) {
+    std::string_view arg = argv[i];
+    if (!arg.starts_with("--heddle_")) {
+      argv[kept++] = argv[i];
+      continue;
+    }
+    arg.remove_prefix(std::strlen("--heddle_"));
+    const auto eq = arg.find('=');
+    const std::string name(arg.substr(0, eq));
+    const std::string value(eq == std::string_view::npos ? std::string_view{} : arg.substr(eq + 1));
+    if (name == "result_file") {
+      detail::result_file() = value;
+    } else if (name == "list") {
+      detail::flag_overrides()["list"] = "1";
+    } else if (detail::is_option_name(name)) {
+      detail::flag_overrides()[name] = value;
+    } else {
+      std::fprintf(stderr, "heddle: unknown flag --heddle_%s\n", name.c_str());
+      std::exit(2);
+    }
+  }
+  argv[kept] = nullptr;
+  *argc = kept;
+  const bool listing = detail::flag_overrides().erase("list") > 0;
+  try {
+    const options checked = detail::with_overrides({});
+    if (checked.replay.empty()) (void)detail::make_strategy(checked.strategy);
+    else (void)load_trace(checked.replay);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "heddle: %s\n", e.what());
+    std::exit(2);
+  }
+  if (listing) {
+    for (const detail::registered_test& t : detail::tests())
+      std::printf("%s.%s\t%s:%d\n", t.suite, t.name, t.file, t.line);
+    std::exit(0);
+  }
+  ::testing::InitGoogleTest(argc, argv);
+}
+
+int run_all_tests(int argc, char** argv) {
+  init(&argc, argv);
+  return RUN_ALL_TESTS();
+}
+
+}  // namespace heddle

@@ -1,0 +1,105 @@
+// `pct:D`: probabilistic concurrency testing.
+//
+// Burckhardt, Kothari, Musuvathi, Nagarakatte. "A Randomized Scheduler with
+// Probabilistic Guarantees of Finding Bugs". ASPLOS 2010.
+//
+// Each operation gets a random distinct priority; the highest-priority enabled
+// operation always runs. D-1 change points are drawn uniformly over the
+// iteration's steps; at the i-th one, the operation about to run drops to a
+// priority below every initial one (and below earlier change points). A bug of
+// depth d is then found with probability at least 1/(n k^(d-1)) per iteration.
+//
+// Departures from the paper, as in Coyote and Shuttle:
+// - k, the number of steps, is not known in advance: it is learned as the most
+//   steps seen in earlier iterations (32 before the first one ends).
+// - Operations created during an iteration get a priority at a uniformly random
+//   rank among the operations not yet demoted, instead of all priorities being
+//   drawn up front.
+// - Data choices are uniform, as in `random`.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "strategies/rng.hpp"
+#include "strategies/strategies.hpp"
+
+namespace heddle::detail {
+namespace {
+
+class pct_strategy final : public strategy {
+ public:
+  explicit pct_strategy(unsigned depth) : depth_(depth) {}
+
+  void begin_iteration(std::uint64_t, std::uint64_t seed) override {
+    rng_.reseed(seed);
+    priority_.clear();
+    demoted_ = 0;
+    known_ = 0;
+    const std::uint64_t k = std::max<std::uint64_t>(learned_steps_, 32);
+    change_points_.clear();
+    for (unsigned i = 1; i < depth_; ++i) change_points_.push_back(rng_.below(k));
+    std::sort(change_points_.begin(), change_points_.end());
+    next_change_ = 0;
+  }
+
+  std::optional<operation_id> next_operation(const decision_context& ctx) override {
+    while (known_ < ctx.operation_count) admit(static_cast<operation_id>(++known_));
+    operation_id pick = highest(ctx);
+    while (next_change_ < change_points_.size() && ctx.step >= change_points_[next_change_]) {
+      ++next_change_;
+      demote(pick);
+      pick = highest(ctx);
+    }
+    return pick;
+  }
+
+  std::optional<std::uint64_t> next_value(const decision_context&, const choice& c) override {
+    return random_value(rng_, c.bound, c.rare);
+  }
+
+  void end_iteration(const iteration_summary& summary) override {
+    learned_steps_ = std::max(learned_steps_, summary.steps);
+  }
+
+  std::string describe() const override { return fmt::format("pct:{}", depth_); }
+
+ private:
+  // Invariant: priority_ lists every operation seen this iteration, highest
+  // priority first; its last demoted_ entries are the demoted ones, in the order
+  // they were demoted (each below the previous).
+  void admit(operation_id op) {
+    const std::size_t undemoted = priority_.size() - demoted_;
+    const auto rank = static_cast<std::ptrdiff_t>(rng_.below(undemoted + 1));
+    priority_.insert(priority_.begin() + rank, op);
+  }
+
+  void demote(operation_id op) {
+    const auto it = std::find(priority_.begin(), priority_.end(), op);
+    const bool was_demoted = it >= priority_.end() - static_cast<std::ptrdiff_t>(demoted_);
+    priority_.erase(it);
+    priority_.push_back(op);
+    if (!was_demoted) ++demoted_;
+  }
+
+  operation_id highest(const decision_context& ctx) const {
+    for (operation_id op : priority_)
+      for (const pending_operation& p : ctx.enabled)
+        if (p.id == op) return op;
+    return ctx.enabled.front().id;
+  }
+
+  unsigned depth_;
+  rng rng_;
+  std::vector<operation_id> priority_;
+  std::size_t demoted_ = 0;
+  std::size_t known_ = 0;
+  std::vector<std::uint64_t> change_points_;  // sorted step indices
+  std::size_t next_change_ = 0;
+  std::uint64_t learned_steps_ = 0;  // most steps seen in any earlier iteration
+};
+
+}  // namespace
+
+std::unique_ptr<strategy> make_pct_strategy(unsigned depth) { return std::make_unique<pct_strategy>(depth); }
+
+}  // namespace heddle::detail

@@ -1,0 +1,37 @@
+// `random`: at every decision, an enabled operation chosen uniformly at random;
+// data choices uniform (rare events with probability 1/16, see rng.hpp).
+//
+// The baseline of every CCT tool (Coyote's RandomStrategy, Shuttle's
+// RandomScheduler). Not fair in theory, but with probability one it eventually
+// schedules every enabled operation, which is why fair(S) falls back to it.
+#include "strategies/rng.hpp"
+#include "strategies/strategies.hpp"
+
+namespace heddle::detail {
+namespace {
+
+class random_strategy final : public strategy {
+ public:
+  void begin_iteration(std::uint64_t, std::uint64_t seed) override { rng_.reseed(seed); }
+
+  std::optional<operation_id> next_operation(const decision_context& ctx) override {
+    return ctx.enabled[rng_.below(ctx.enabled.size())].id;
+  }
+
+  std::optional<std::uint64_t> next_value(const decision_context&, const choice& c) override {
+    return random_value(rng_, c.bound, c.rare);
+  }
+
+  void end_iteration(const iteration_summary&) override {}
+  std::string describe() const override { return "random"; }
+  bool is_fair() const override { return true; }
+
+ private:
+  rng rng_;
+};
+
+}  // namespace
+
+std::unique_ptr<strategy> make_random_strategy() { return std::make_unique<random_strategy>(); }
+
+}  // namespace heddle::detail

@@ -1,0 +1,59 @@
+// Spec strings -> strategies (DESIGN.md section 7). A new strategy is one file
+// and one row in `registry` below.
+#include <charconv>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "heddle/explore.hpp"
+#include "strategies/strategies.hpp"
+
+namespace heddle::detail {
+namespace {
+
+unsigned parse_count(std::string_view spec, std::string_view arg, unsigned low, unsigned high) {
+  unsigned value = 0;
+  const auto [end, ec] = std::from_chars(arg.data(), arg.data() + arg.size(), value);
+  if (arg.empty() || ec != std::errc{} || end != arg.data() + arg.size() || value < low || value > high)
+    throw usage_error(fmt::format("bad strategy spec '{}': expected a whole number from {} to {} after ':'",
+                                  spec, low, high));
+  return value;
+}
+
+struct entry {
+  std::string_view name;
+  std::string_view usage;
+  std::unique_ptr<strategy> (*make)(std::string_view spec, std::optional<std::string_view> arg);
+};
+
+void no_argument(std::string_view spec, std::optional<std::string_view> arg) {
+  if (arg) throw usage_error(fmt::format("bad strategy spec '{}': this strategy takes no argument", spec));
+}
+
+const entry registry[] = {
+    {"random", "random",
+     [](std::string_view spec, std::optional<std::string_view> arg) {
+       no_argument(spec, arg);
+       return make_random_strategy();
+     }},
+    {"pct", "pct:D (D = depth, 1..100)",
+     [](std::string_view spec, std::optional<std::string_view> arg) {
+       return make_pct_strategy(arg ? parse_count(spec, *arg, 1, 100) : 3);
+     }},
+};
+
+}  // namespace
+
+std::unique_ptr<strategy> make_strategy(std::string_view spec) {
+  const auto colon = spec.find(':');
+  const std::string_view name = spec.substr(0, colon);
+  const std::optional<std::string_view> arg =
+      colon == std::string_view::npos ? std::nullopt : std::optional(spec.substr(colon + 1));
+  for (const entry& e : registry)
+    if (e.name == name) return e.make(spec, arg);
+  std::string known;
+  for (const entry& e : registry) known += fmt::format("{}{}", known.empty() ? "" : ", ", e.usage);
+  throw usage_error(fmt::format("unknown strategy '{}' (known: {})", spec, known));
+}
+
+}  // namespace heddle::detail

@@ -1,0 +1,38 @@
+// Factories of the built-in strategies. The registry (registry.cpp) maps spec
+// strings onto these; nothing else should name a concrete strategy.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "engine/strategy.hpp"
+
+namespace heddle::detail {
+
+std::unique_ptr<strategy> make_random_strategy();
+std::unique_ptr<strategy> make_pct_strategy(unsigned depth);
+
+// Follows recorded decisions and checks each against what the program does.
+class replay_strategy final : public strategy {
+ public:
+  explicit replay_strategy(std::vector<trace_step> steps, std::string recorded_spec = "replay");
+  void begin_iteration(std::uint64_t index, std::uint64_t seed) override;
+  std::optional<operation_id> next_operation(const decision_context& ctx) override;
+  std::optional<std::uint64_t> next_value(const decision_context& ctx, const choice& c) override;
+  void end_iteration(const iteration_summary&) override {}
+  std::string describe() const override { return recorded_spec_; }
+  std::string stop_reason() const override { return divergence_; }
+  // Decisions the trace holds that the program did not reach.
+  std::size_t remaining() const noexcept { return steps_.size() - position_; }
+  bool diverged() const noexcept { return !divergence_.empty(); }
+
+ private:
+  bool matches(const trace_step& expected, step_kind kind, point_kind point, object_id object,
+               const char* what);
+  std::vector<trace_step> steps_;
+  std::string recorded_spec_;
+  std::size_t position_ = 0;
+  std::string divergence_;
+};
+
+}  // namespace heddle::detail
