@@ -4,5 +4,7 @@
 #include "heddle/explore.hpp"
 #include "heddle/model.hpp"
 #include "heddle/mutex.hpp"
+#include "heddle/chrono.hpp"
+#include "heddle/this_thread.hpp"
 #include "heddle/thread.hpp"
 #include "heddle/version.hpp"
