@@ -34,12 +34,12 @@ struct options {
   bool spurious_cas_failures = true;
   // Stack size of each operation's fiber, in bytes (rounded up to pages).
   std::size_t stack_size = 256 * 1024;
-  // Directory where bug traces are written; empty disables writing.
-  std::string out = "heddle-out";
   // Stop at the first bug.
   bool stop_on_first_bug = true;
   // Print the bug report to stderr when a bug is found.
   bool print_report = true;
+  // Directory where bug traces are written; empty disables writing.
+  std::string out = "heddle-out";
   // When non-empty: a trace file (JSON or compact) to replay instead of exploring.
   std::string replay;
 };

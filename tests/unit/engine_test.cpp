@@ -132,7 +132,7 @@ TEST(engine, corrupted_compact_trace_is_rejected_with_a_message) {
 
 TEST(engine, replay_reproduces_the_bug_at_the_same_step) {
   const auto dir = temp_dir("replay");
-  const auto found = heddle::explore({.iterations = 1000, .out = dir.string(), .print_report = false},
+  const auto found = heddle::explore({.iterations = 1000, .print_report = false, .out = dir.string()},
                                      racy_increments, {"engine.replay", ""});
   ASSERT_TRUE(found.bug);
   ASSERT_FALSE(found.trace_file.empty());
@@ -149,7 +149,7 @@ TEST(engine, replay_reproduces_the_bug_at_the_same_step) {
 
 TEST(engine, replay_of_another_tests_trace_is_a_usage_error) {
   const auto dir = temp_dir("other");
-  const auto found = heddle::explore({.iterations = 1000, .out = dir.string(), .print_report = false},
+  const auto found = heddle::explore({.iterations = 1000, .print_report = false, .out = dir.string()},
                                      racy_increments, {"engine.one", ""});
   ASSERT_TRUE(found.bug);
   try {
@@ -164,7 +164,7 @@ TEST(engine, replay_of_another_tests_trace_is_a_usage_error) {
 
 TEST(engine, replay_divergence_names_the_step_and_the_difference) {
   const auto dir = temp_dir("diverge");
-  const auto found = heddle::explore({.iterations = 1000, .out = dir.string(), .print_report = false},
+  const auto found = heddle::explore({.iterations = 1000, .print_report = false, .out = dir.string()},
                                      racy_increments, {"engine.diverge", ""});
   ASSERT_TRUE(found.bug);
   // The same test, changed so its second thread takes a lock first.
@@ -400,7 +400,7 @@ TEST(engine_death, stack_overflow_is_reported_with_the_operation_and_saved) {
             return n == 0 ? pad[0] : deep(n - 1) + pad[0];
           }
         };
-        (void)heddle::explore({.iterations = 1, .stack_size = 64 * 1024, .out = dir.string(), .print_report = false},
+        (void)heddle::explore({.iterations = 1, .stack_size = 64 * 1024, .print_report = false, .out = dir.string()},
                               [] {
                                 heddle::thread t([] { (void)recurse::deep(1 << 20); });
                                 t.join();
@@ -431,7 +431,7 @@ TEST(engine_death, crash_in_user_code_saves_a_replayable_schedule) {
     if (!ready) *p = 1;  // a crash in one interleaving only
     t.join();
   };
-  EXPECT_EXIT((void)heddle::explore({.iterations = 1000, .out = dir.string(), .print_report = false}, body,
+  EXPECT_EXIT((void)heddle::explore({.iterations = 1000, .print_report = false, .out = dir.string()}, body,
                                     {"engine.crash", ""}),
               testing::KilledBySignal(SIGSEGV), "crash: SIGSEGV");
   const auto saved = dir / "engine.crash" / "bug-1.trace";
