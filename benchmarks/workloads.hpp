@@ -1,0 +1,51 @@
+// The test bodies the issue measures, shared by the Google Benchmark suite and
+// the RSS harness so both measure exactly the same program.
+//
+//   yield_ping_pong   two operations, each yielding `yields` times: nearly every
+//                     decision is a switch between them (figure 1, decisions/s).
+//   mutex_increments  two threads, each incrementing an int `increments` times under
+//                     heddle::mutex (lock/unlock per increment), then
+//                     HEDDLE_ASSERT(counter == 2 * increments) (figure 2, iterations/s).
+#pragma once
+
+#include "heddle/explore.hpp"
+#include "heddle/mutex.hpp"
+#include "heddle/this_thread.hpp"
+#include "heddle/thread.hpp"
+
+namespace heddle::bench {
+
+inline void yield_ping_pong(int yields) {
+  auto yielder = [yields] {
+    for (int i = 0; i < yields; ++i) heddle::this_thread::yield();
+  };
+  heddle::thread a{yielder};
+  heddle::thread b{yielder};
+  a.join();
+  b.join();
+}
+
+inline void mutex_increments(int increments) {
+  heddle::mutex m;
+  int counter = 0;
+  auto worker = [&] {
+    for (int i = 0; i < increments; ++i) {
+      m.lock();
+      ++counter;
+      m.unlock();
+    }
+  };
+  heddle::thread a{worker};
+  heddle::thread b{worker};
+  a.join();
+  b.join();
+  HEDDLE_ASSERT(counter == 2 * increments);
+}
+
+// Options for a measured run: quiet, no trace files, and room for every step of
+// the yield workload (2 x 10,000 yields exceed the default max_steps).
+inline heddle::options quiet(std::uint64_t iterations, const char* strategy) {
+  return {.iterations = iterations, .strategy = strategy, .max_steps = 1'000'000, .print_report = false, .out = ""};
+}
+
+}  // namespace heddle::bench
