@@ -1,0 +1,441 @@
+// heddle::atomic<T>, atomic_flag and fences: std's atomics under control.
+//
+// The value always lives in a real std::atomic, so outside an iteration every
+// operation is exactly the std one. Under control, every operation is first a
+// scheduling point on the atomic's resource, then the std operation:
+//   load, test                        -> read
+//   store, clear                      -> write
+//   exchange, fetch_*, CAS, operators -> rmw
+//   atomic_thread_fence               -> fence
+// so the strategy can interleave other operations between any two atomic
+// operations. heddle explores interleavings, not weak-memory reorderings: every
+// operation behaves as sequentially consistent whatever memory_order it names.
+//
+// compare_exchange_weak may fail spuriously, as in std: when spurious CAS
+// failures are enabled and the comparison would succeed, the strategy takes a
+// rare choice; if it says so, the call fails and updates `expected`.
+// wait(old) blocks while the value equals `old` (bitwise, as std compares)
+// until a notify_one/notify_all on the same atomic; a store without a notify
+// leaves the waiter blocked, which heddle reports as a deadlock.
+//
+// Member functions take a trailing std::source_location so reports name user
+// lines; operators cannot take one, so their reports name this header. Nothing
+// that can reach a scheduling point is noexcept, unlike std: an iteration that
+// ends while an operation is paused there unwinds it with an exception.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstring>
+#include <source_location>
+#include <type_traits>
+
+#include "heddle/model.hpp"
+
+namespace heddle {
+
+namespace detail {
+
+template <class T>
+concept atomic_arithmetic = (std::is_integral_v<T> && !std::is_same_v<T, bool>) || std::is_floating_point_v<T>;
+template <class T>
+concept atomic_integral = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+
+template <class T>
+struct atomic_difference {
+  using type = T;
+};
+template <class T>
+struct atomic_difference<T*> {
+  using type = std::ptrdiff_t;
+};
+
+// Bitwise equality, which std uses for compare-exchange and wait.
+template <class T>
+bool same_bits(const T& a, const T& b) noexcept {
+  return std::memcmp(static_cast<const void*>(&a), static_cast<const void*>(&b), sizeof(T)) == 0;
+}
+
+}  // namespace detail
+
+template <class T>
+class atomic {
+  static_assert(std::is_trivially_copyable_v<T> && std::is_copy_constructible_v<T> &&
+                    std::is_move_constructible_v<T> && std::is_copy_assignable_v<T> &&
+                    std::is_move_assignable_v<T>,
+                "heddle::atomic<T> requires a trivially copyable T, as std::atomic does");
+  using loc_t = std::source_location;
+  static constexpr auto seq = std::memory_order_seq_cst;
+
+ public:
+  using value_type = T;
+  using difference_type = typename detail::atomic_difference<T>::type;
+  static constexpr bool is_always_lock_free = std::atomic<T>::is_always_lock_free;
+
+  constexpr atomic() noexcept(std::is_nothrow_default_constructible_v<T>) : value_(T()) {}
+  constexpr atomic(T desired) noexcept : value_(desired) {}
+  atomic(const atomic&) = delete;
+  atomic& operator=(const atomic&) = delete;
+  atomic& operator=(const atomic&) volatile = delete;
+
+  bool is_lock_free() const noexcept { return value_.is_lock_free(); }
+
+  T load(std::memory_order order = seq, loc_t loc = loc_t::current()) const {
+    scheduling_point(point_kind::read, resource_, loc);
+    return value_.load(order);
+  }
+  void store(T desired, std::memory_order order = seq, loc_t loc = loc_t::current()) {
+    scheduling_point(point_kind::write, resource_, loc);
+    value_.store(desired, order);
+  }
+  operator T() const { return load(); }
+  T operator=(T desired) {
+    store(desired);
+    return desired;
+  }
+  T exchange(T desired, std::memory_order order = seq, loc_t loc = loc_t::current()) {
+    scheduling_point(point_kind::rmw, resource_, loc);
+    return value_.exchange(desired, order);
+  }
+
+  bool compare_exchange_strong(T& expected, T desired, std::memory_order order = seq, loc_t loc = loc_t::current()) {
+    scheduling_point(point_kind::rmw, resource_, loc);
+    return value_.compare_exchange_strong(expected, desired, order);
+  }
+  bool compare_exchange_strong(T& expected, T desired, std::memory_order success, std::memory_order failure,
+                               loc_t loc = loc_t::current()) {
+    scheduling_point(point_kind::rmw, resource_, loc);
+    return value_.compare_exchange_strong(expected, desired, success, failure);
+  }
+  bool compare_exchange_weak(T& expected, T desired, std::memory_order order = seq, loc_t loc = loc_t::current()) {
+    if (!in_control()) return value_.compare_exchange_weak(expected, desired, order);
+    scheduling_point(point_kind::rmw, resource_, loc);
+    if (spurious_failure(expected, loc)) return false;
+    return value_.compare_exchange_strong(expected, desired, order);  // no unrecorded hardware failure
+  }
+  bool compare_exchange_weak(T& expected, T desired, std::memory_order success, std::memory_order failure,
+                             loc_t loc = loc_t::current()) {
+    if (!in_control()) return value_.compare_exchange_weak(expected, desired, success, failure);
+    scheduling_point(point_kind::rmw, resource_, loc);
+    if (spurious_failure(expected, loc)) return false;
+    return value_.compare_exchange_strong(expected, desired, success, failure);
+  }
+
+  // --- integral, floating-point and pointer arithmetic ---
+  T fetch_add(difference_type arg, std::memory_order order = seq, loc_t loc = loc_t::current())
+    requires(detail::atomic_arithmetic<T> || std::is_pointer_v<T>)
+  {
+    scheduling_point(point_kind::rmw, resource_, loc);
+    return value_.fetch_add(arg, order);
+  }
+  T fetch_sub(difference_type arg, std::memory_order order = seq, loc_t loc = loc_t::current())
+    requires(detail::atomic_arithmetic<T> || std::is_pointer_v<T>)
+  {
+    scheduling_point(point_kind::rmw, resource_, loc);
+    return value_.fetch_sub(arg, order);
+  }
+  T fetch_and(T arg, std::memory_order order = seq, loc_t loc = loc_t::current())
+    requires detail::atomic_integral<T>
+  {
+    scheduling_point(point_kind::rmw, resource_, loc);
+    return value_.fetch_and(arg, order);
+  }
+  T fetch_or(T arg, std::memory_order order = seq, loc_t loc = loc_t::current())
+    requires detail::atomic_integral<T>
+  {
+    scheduling_point(point_kind::rmw, resource_, loc);
+    return value_.fetch_or(arg, order);
+  }
+  T fetch_xor(T arg, std::memory_order order = seq, loc_t loc = loc_t::current())
+    requires detail::atomic_integral<T>
+  {
+    scheduling_point(point_kind::rmw, resource_, loc);
+    return value_.fetch_xor(arg, order);
+  }
+
+  T operator++()
+    requires(detail::atomic_integral<T> || std::is_pointer_v<T>)
+  {
+    return fetch_add(1) + 1;
+  }
+  T operator++(int)
+    requires(detail::atomic_integral<T> || std::is_pointer_v<T>)
+  {
+    return fetch_add(1);
+  }
+  T operator--()
+    requires(detail::atomic_integral<T> || std::is_pointer_v<T>)
+  {
+    return fetch_sub(1) - 1;
+  }
+  T operator--(int)
+    requires(detail::atomic_integral<T> || std::is_pointer_v<T>)
+  {
+    return fetch_sub(1);
+  }
+  T operator+=(difference_type arg)
+    requires(detail::atomic_arithmetic<T> || std::is_pointer_v<T>)
+  {
+    return fetch_add(arg) + arg;
+  }
+  T operator-=(difference_type arg)
+    requires(detail::atomic_arithmetic<T> || std::is_pointer_v<T>)
+  {
+    return fetch_sub(arg) - arg;
+  }
+  T operator&=(T arg)
+    requires detail::atomic_integral<T>
+  {
+    return fetch_and(arg) & arg;
+  }
+  T operator|=(T arg)
+    requires detail::atomic_integral<T>
+  {
+    return fetch_or(arg) | arg;
+  }
+  T operator^=(T arg)
+    requires detail::atomic_integral<T>
+  {
+    return fetch_xor(arg) ^ arg;
+  }
+
+  // --- waiting (C++20) ---
+  void wait(T old, std::memory_order order = seq, loc_t loc = loc_t::current()) const {
+    if (!in_control()) {
+      value_.wait(old, order);
+      return;
+    }
+    scheduling_point(point_kind::read, resource_, loc);
+    while (detail::same_bits(value_.load(order), old)) heddle::wait(resource_, loc);
+  }
+  void notify_one(loc_t loc = loc_t::current()) {
+    if (!in_control()) {
+      value_.notify_one();
+      return;
+    }
+    scheduling_point(point_kind::signal, resource_, loc);
+    signal_one(resource_);
+  }
+  void notify_all(loc_t loc = loc_t::current()) {
+    if (!in_control()) {
+      value_.notify_all();
+      return;
+    }
+    scheduling_point(point_kind::signal, resource_, loc);
+    signal(resource_);
+  }
+
+ private:
+  // Under control, with the comparison about to succeed: may the strategy make
+  // this compare_exchange_weak fail anyway? Then `expected` gets the value.
+  bool spurious_failure(T& expected, loc_t loc) {
+    if (!spurious_cas_failures_enabled()) return false;
+    const T current = value_.load(std::memory_order_relaxed);
+    if (!detail::same_bits(current, expected)) return false;
+    if (!choose_rare(point_kind::rmw, resource_, loc)) return false;
+    expected = current;
+    return true;
+  }
+
+  std::atomic<T> value_;
+  resource resource_{object_kind::atomic};
+};
+
+template <class T>
+atomic(T) -> atomic<T>;
+
+// std::atomic_flag under control: test_and_set is rmw, clear a write, test a read.
+class atomic_flag {
+  using loc_t = std::source_location;
+  static constexpr auto seq = std::memory_order_seq_cst;
+
+ public:
+  constexpr atomic_flag() noexcept = default;
+  atomic_flag(const atomic_flag&) = delete;
+  atomic_flag& operator=(const atomic_flag&) = delete;
+
+  bool test(std::memory_order order = seq, loc_t loc = loc_t::current()) const {
+    scheduling_point(point_kind::read, resource_, loc);
+    return flag_.test(order);
+  }
+  bool test_and_set(std::memory_order order = seq, loc_t loc = loc_t::current()) {
+    scheduling_point(point_kind::rmw, resource_, loc);
+    return flag_.test_and_set(order);
+  }
+  void clear(std::memory_order order = seq, loc_t loc = loc_t::current()) {
+    scheduling_point(point_kind::write, resource_, loc);
+    flag_.clear(order);
+  }
+  void wait(bool old, std::memory_order order = seq, loc_t loc = loc_t::current()) const {
+    if (!in_control()) {
+      flag_.wait(old, order);
+      return;
+    }
+    scheduling_point(point_kind::read, resource_, loc);
+    while (flag_.test(order) == old) heddle::wait(resource_, loc);
+  }
+  void notify_one(loc_t loc = loc_t::current()) {
+    if (!in_control()) {
+      flag_.notify_one();
+      return;
+    }
+    scheduling_point(point_kind::signal, resource_, loc);
+    signal_one(resource_);
+  }
+  void notify_all(loc_t loc = loc_t::current()) {
+    if (!in_control()) {
+      flag_.notify_all();
+      return;
+    }
+    scheduling_point(point_kind::signal, resource_, loc);
+    signal(resource_);
+  }
+
+ private:
+  std::atomic_flag flag_;
+  resource resource_{object_kind::atomic};
+};
+
+// A fence point (under control) followed by the std fence.
+void atomic_thread_fence(std::memory_order order, std::source_location loc = std::source_location::current());
+// Orders against signal handlers on the same thread only: no other operation can
+// observe it, so it is not a scheduling point.
+inline void atomic_signal_fence(std::memory_order order) noexcept { std::atomic_signal_fence(order); }
+
+// --- free-function forms ---
+template <class T>
+bool atomic_is_lock_free(const atomic<T>* a) noexcept {
+  return a->is_lock_free();
+}
+template <class T>
+T atomic_load(const atomic<T>* a, std::source_location loc = std::source_location::current()) {
+  return a->load(std::memory_order_seq_cst, loc);
+}
+template <class T>
+T atomic_load_explicit(const atomic<T>* a, std::memory_order order,
+                       std::source_location loc = std::source_location::current()) {
+  return a->load(order, loc);
+}
+template <class T>
+void atomic_store(atomic<T>* a, typename atomic<T>::value_type v,
+                  std::source_location loc = std::source_location::current()) {
+  a->store(v, std::memory_order_seq_cst, loc);
+}
+template <class T>
+void atomic_store_explicit(atomic<T>* a, typename atomic<T>::value_type v, std::memory_order order,
+                           std::source_location loc = std::source_location::current()) {
+  a->store(v, order, loc);
+}
+template <class T>
+T atomic_exchange(atomic<T>* a, typename atomic<T>::value_type v,
+                  std::source_location loc = std::source_location::current()) {
+  return a->exchange(v, std::memory_order_seq_cst, loc);
+}
+template <class T>
+T atomic_exchange_explicit(atomic<T>* a, typename atomic<T>::value_type v, std::memory_order order,
+                           std::source_location loc = std::source_location::current()) {
+  return a->exchange(v, order, loc);
+}
+template <class T>
+bool atomic_compare_exchange_weak(atomic<T>* a, typename atomic<T>::value_type* expected,
+                                  typename atomic<T>::value_type desired,
+                                  std::source_location loc = std::source_location::current()) {
+  return a->compare_exchange_weak(*expected, desired, std::memory_order_seq_cst, loc);
+}
+template <class T>
+bool atomic_compare_exchange_strong(atomic<T>* a, typename atomic<T>::value_type* expected,
+                                    typename atomic<T>::value_type desired,
+                                    std::source_location loc = std::source_location::current()) {
+  return a->compare_exchange_strong(*expected, desired, std::memory_order_seq_cst, loc);
+}
+template <class T>
+bool atomic_compare_exchange_weak_explicit(atomic<T>* a, typename atomic<T>::value_type* expected,
+                                           typename atomic<T>::value_type desired, std::memory_order success,
+                                           std::memory_order failure,
+                                           std::source_location loc = std::source_location::current()) {
+  return a->compare_exchange_weak(*expected, desired, success, failure, loc);
+}
+template <class T>
+bool atomic_compare_exchange_strong_explicit(atomic<T>* a, typename atomic<T>::value_type* expected,
+                                             typename atomic<T>::value_type desired, std::memory_order success,
+                                             std::memory_order failure,
+                                             std::source_location loc = std::source_location::current()) {
+  return a->compare_exchange_strong(*expected, desired, success, failure, loc);
+}
+template <class T>
+T atomic_fetch_add(atomic<T>* a, typename atomic<T>::difference_type arg,
+                   std::source_location loc = std::source_location::current()) {
+  return a->fetch_add(arg, std::memory_order_seq_cst, loc);
+}
+template <class T>
+T atomic_fetch_add_explicit(atomic<T>* a, typename atomic<T>::difference_type arg, std::memory_order order,
+                            std::source_location loc = std::source_location::current()) {
+  return a->fetch_add(arg, order, loc);
+}
+template <class T>
+T atomic_fetch_sub(atomic<T>* a, typename atomic<T>::difference_type arg,
+                   std::source_location loc = std::source_location::current()) {
+  return a->fetch_sub(arg, std::memory_order_seq_cst, loc);
+}
+template <class T>
+T atomic_fetch_sub_explicit(atomic<T>* a, typename atomic<T>::difference_type arg, std::memory_order order,
+                            std::source_location loc = std::source_location::current()) {
+  return a->fetch_sub(arg, order, loc);
+}
+template <class T>
+T atomic_fetch_and(atomic<T>* a, typename atomic<T>::value_type arg,
+                   std::source_location loc = std::source_location::current()) {
+  return a->fetch_and(arg, std::memory_order_seq_cst, loc);
+}
+template <class T>
+T atomic_fetch_or(atomic<T>* a, typename atomic<T>::value_type arg,
+                  std::source_location loc = std::source_location::current()) {
+  return a->fetch_or(arg, std::memory_order_seq_cst, loc);
+}
+template <class T>
+T atomic_fetch_xor(atomic<T>* a, typename atomic<T>::value_type arg,
+                   std::source_location loc = std::source_location::current()) {
+  return a->fetch_xor(arg, std::memory_order_seq_cst, loc);
+}
+template <class T>
+void atomic_wait(const atomic<T>* a, typename atomic<T>::value_type old,
+                 std::source_location loc = std::source_location::current()) {
+  a->wait(old, std::memory_order_seq_cst, loc);
+}
+template <class T>
+void atomic_notify_one(atomic<T>* a, std::source_location loc = std::source_location::current()) {
+  a->notify_one(loc);
+}
+template <class T>
+void atomic_notify_all(atomic<T>* a, std::source_location loc = std::source_location::current()) {
+  a->notify_all(loc);
+}
+inline bool atomic_flag_test_and_set(atomic_flag* f, std::source_location loc = std::source_location::current()) {
+  return f->test_and_set(std::memory_order_seq_cst, loc);
+}
+inline void atomic_flag_clear(atomic_flag* f, std::source_location loc = std::source_location::current()) {
+  f->clear(std::memory_order_seq_cst, loc);
+}
+inline bool atomic_flag_test(const atomic_flag* f, std::source_location loc = std::source_location::current()) {
+  return f->test(std::memory_order_seq_cst, loc);
+}
+
+// The std aliases most code uses.
+using atomic_bool = atomic<bool>;
+using atomic_char = atomic<char>;
+using atomic_int = atomic<int>;
+using atomic_uint = atomic<unsigned>;
+using atomic_long = atomic<long>;
+using atomic_ulong = atomic<unsigned long>;
+using atomic_llong = atomic<long long>;
+using atomic_ullong = atomic<unsigned long long>;
+using atomic_size_t = atomic<std::size_t>;
+using atomic_ptrdiff_t = atomic<std::ptrdiff_t>;
+using atomic_intptr_t = atomic<std::intptr_t>;
+using atomic_uintptr_t = atomic<std::uintptr_t>;
+using atomic_int32_t = atomic<std::int32_t>;
+using atomic_uint32_t = atomic<std::uint32_t>;
+using atomic_int64_t = atomic<std::int64_t>;
+using atomic_uint64_t = atomic<std::uint64_t>;
+
+}  // namespace heddle
