@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include <benchmark/benchmark.h>
+#include <unistd.h>
 
 namespace {
 
@@ -22,6 +23,8 @@ struct figure {
 // The console reporter, remembering each benchmark's median (or single) run.
 class summarizing_reporter final : public benchmark::ConsoleReporter {
  public:
+  explicit summarizing_reporter(bool color) : ConsoleReporter(color ? OO_ColorTabular : OO_Tabular) {}
+
   void ReportRuns(const std::vector<Run>& runs) override {
     ConsoleReporter::ReportRuns(runs);
     for (const Run& run : runs) {
@@ -107,6 +110,8 @@ void summarize(const summarizing_reporter& r) {
     std::printf("  %-52s %13.1f\n", "decisions per mutex iteration (random)", decisions_per_iteration);
   print_cost("one decision (random, yield workload)", decision_cost);
   print_cost("one mutex iteration (random)", iteration_cost);
+  const double calls = r.get("explore_call/empty_body", "calls/s");
+  print_cost("one explore() call, empty body, 1 iteration", calls > 0 ? 1 / calls : 0);
   std::printf(" references\n");
   print_cost("Boost.Context switch", boost_switch);
   print_cost("ucontext swapcontext", ucontext_switch);
@@ -134,7 +139,7 @@ void summarize(const summarizing_reporter& r) {
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  summarizing_reporter reporter;
+  summarizing_reporter reporter(::isatty(STDOUT_FILENO) != 0);
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
   summarize(reporter);

@@ -22,10 +22,12 @@ namespace {
 
 constexpr int yields_per_operation = 10'000;
 constexpr int increments_per_thread = 10;
+// 2 x 10,000 yields, plus the starts, finishes and joins, with room to spare.
+constexpr std::uint64_t yield_max_steps = 2 * yields_per_operation + 1'000;
 
 // state.range(0): iterations per explore() call, so its fixed set-up cost (the
 // strategy, the stack pool) is amortized as it is in a real run.
-void run(benchmark::State& state, const char* strategy, void (*body)(), bool pin) {
+void run(benchmark::State& state, const char* strategy, void (*body)(), bool pin, std::uint64_t max_steps) {
   std::optional<pinned_to_cpu> pin_guard;
   if (pin && !pin_guard.emplace().ok()) {
     state.SkipWithError("sched_setaffinity failed: cannot pin to one CPU");
@@ -35,7 +37,7 @@ void run(benchmark::State& state, const char* strategy, void (*body)(), bool pin
   std::uint64_t steps = 0;
   std::uint64_t iterations = 0;
   for (auto _ : state) {
-    const result r = explore(quiet(per_call, strategy), body);
+    const result r = explore(quiet(per_call, strategy, max_steps), body);
     if (!r) {
       state.SkipWithError(r.bug ? r.bug->message.c_str() : "the run diverged");
       break;
@@ -54,10 +56,22 @@ void run(benchmark::State& state, const char* strategy, void (*body)(), bool pin
 void yields() { yield_ping_pong(yields_per_operation); }
 void increments() { mutex_increments(increments_per_thread); }
 
-void decisions_random(benchmark::State& s) { run(s, "random", yields, false); }
-void decisions_pct3(benchmark::State& s) { run(s, "pct:3", yields, false); }
-void iterations_random_one_core(benchmark::State& s) { run(s, "random", increments, true); }
-void iterations_pct3_one_core(benchmark::State& s) { run(s, "pct:3", increments, true); }
+void decisions_random(benchmark::State& s) { run(s, "random", yields, false, yield_max_steps); }
+void decisions_pct3(benchmark::State& s) { run(s, "pct:3", yields, false, yield_max_steps); }
+void iterations_random_one_core(benchmark::State& s) { run(s, "random", increments, true, options{}.max_steps); }
+void iterations_pct3_one_core(benchmark::State& s) { run(s, "pct:3", increments, true, options{}.max_steps); }
+
+// The fixed cost of one explore() call (strategy, stack pool, crash handler
+// buffers), with a body that does nothing: what a suite of many small tests pays
+// per test on top of its iterations.
+void explore_call(benchmark::State& state) {
+  for (auto _ : state) {
+    const result r = explore(quiet(1, "random"), [] {});
+    benchmark::DoNotOptimize(r.stats.iterations);
+  }
+  state.counters["calls/s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+}
+BENCHMARK(explore_call)->Name("explore_call/empty_body")->Unit(benchmark::kMicrosecond);
 
 BENCHMARK(decisions_random)->Name("decisions/random")->Arg(10)->Unit(benchmark::kMillisecond);
 BENCHMARK(decisions_pct3)->Name("decisions/pct:3")->Arg(10)->Unit(benchmark::kMillisecond);
