@@ -69,6 +69,19 @@ using operation_id = std::uint32_t;
 // Identity of an object within an iteration: first-use order from 1; 0 means "none".
 using object_id = std::uint32_t;
 
+namespace detail {
+// The controlled iteration as this OS thread sees it, kept current by the
+// engine, so that the questions models ask on every call (am I under control,
+// who runs, is this resource from this iteration) are a load, not a call.
+struct control_block {
+  void* engine = nullptr;    // the engine running on this thread, or null
+  std::uint32_t epoch = 0;   // the running iteration's number; 0 outside control
+  operation_id running = 0;  // the running operation; 0 is the scheduler
+  bool unwinding = false;    // the engine is unwinding the iteration's operations
+};
+inline thread_local control_block control;
+}  // namespace detail
+
 // A thing operations can wait for. Cheap to construct; registered with the
 // engine on first use in each iteration, which assigns its id, so ids are
 // stable across runs regardless of addresses. Not copyable: its identity is
@@ -80,10 +93,10 @@ class resource {
   resource& operator=(const resource&) = delete;
 
   // This resource's id in the running iteration (registers it on first use).
-  object_id id() const;
+  object_id id() const { return epoch_ == detail::control.epoch && epoch_ != 0 ? id_ : attach(); }
   // True when the resource was registered in an earlier iteration (or never):
   // a model holding controlled state should reset that state first.
-  bool stale() const noexcept;
+  bool stale() const noexcept { return epoch_ != detail::control.epoch || epoch_ == 0; }
   object_kind kind() const noexcept { return kind_; }
 
   // The operation that holds this resource, if the model knows one; used in
@@ -92,6 +105,7 @@ class resource {
   operation_id owner() const;
 
  private:
+  object_id attach() const;
   object_kind kind_;
   mutable std::uint32_t epoch_ = 0;
   mutable object_id id_ = 0;
@@ -106,11 +120,11 @@ enum class relation : std::uint8_t { spawn, continuation };
 // Virtual time in nanoseconds since the start of the iteration.
 using virtual_time = std::int64_t;
 
-// True inside a controlled iteration, on one of its operations.
-bool in_control() noexcept;
+// True inside a controlled iteration.
+inline bool in_control() noexcept { return detail::control.engine != nullptr; }
 
 // The running operation (0 outside control).
-operation_id current_operation() noexcept;
+inline operation_id current_operation() noexcept { return detail::control.running; }
 
 // A scheduling point: the running operation announces what it is about to do;
 // the strategy may let another operation run first. Returns when the running
@@ -174,6 +188,6 @@ bool spurious_cas_failures_enabled() noexcept;
 void flag_misuse(std::string message, std::source_location loc = std::source_location::current());
 // True while the engine unwinds an iteration: models must skip misuse checks
 // (the first bug wins) and must not block.
-bool unwinding() noexcept;
+inline bool unwinding() noexcept { return detail::control.unwinding; }
 
 }  // namespace heddle

@@ -48,9 +48,15 @@ class thread {
     requires(!std::is_same_v<std::remove_cvref_t<F>, thread>)
   explicit thread(F&& f, Args&&... args) {
     if (in_control()) {
-      auto call = std::make_shared<std::tuple<std::decay_t<F>, std::decay_t<Args>...>>(std::forward<F>(f),
-                                                                                       std::forward<Args>(args)...);
-      op_ = spawn([call] { std::apply([](auto& fn, auto&... a) { std::invoke(std::move(fn), std::move(a)...); }, *call); });
+      if constexpr (sizeof...(Args) == 0 && std::is_copy_constructible_v<std::decay_t<F>>) {
+        // The common case: a small copyable lambda, stored inline by std::function.
+        op_ = spawn([fn = std::decay_t<F>(std::forward<F>(f))]() mutable { std::invoke(fn); });
+      } else {
+        // std::function needs a copyable target: share move-only callables and arguments.
+        auto call = std::make_shared<std::tuple<std::decay_t<F>, std::decay_t<Args>...>>(std::forward<F>(f),
+                                                                                         std::forward<Args>(args)...);
+        op_ = spawn([call] { std::apply([](auto& fn, auto&... a) { std::invoke(std::move(fn), std::move(a)...); }, *call); });
+      }
     } else {
       real_ = std::thread(std::forward<F>(f), std::forward<Args>(args)...);
     }

@@ -17,7 +17,6 @@
 
 namespace heddle::detail {
 
-thread_local engine* engine::current_ = nullptr;
 namespace {
 std::atomic<std::uint32_t> next_epoch{1};
 
@@ -33,12 +32,13 @@ std::string demangle(const char* name) {
 engine::engine(backend& b, engine_config config) : backend_(b), config_(config) {}
 
 const iteration_outcome& engine::run(strategy& s, const std::function<void()>& body) {
+  // An explore() inside an operation of another (a test of heddle itself) gets
+  // the outer iteration's control block back when this one ends.
+  const control_block previous = control;
+  control = {this, next_epoch.fetch_add(1, std::memory_order_relaxed), 0, false};
   reset();
   strategy_ = &s;
   root_body_ = &body;
-  epoch_ = next_epoch.fetch_add(1, std::memory_order_relaxed);
-  engine* const previous = current_;
-  current_ = this;
 
   backend_.begin_iteration(&engine::operation_entry, this);
   spawn({}, "main", relation::spawn, 0);
@@ -59,7 +59,7 @@ const iteration_outcome& engine::run(strategy& s, const std::function<void()>& b
     outcome_.objects.assign(objects_.begin(), objects_.begin() + object_count_);
     for (auto& o : outcome_.objects) o.waiters.clear();
   }
-  current_ = previous;
+  control = previous;
   strategy_ = nullptr;
   root_body_ = nullptr;
   return outcome_;
@@ -76,11 +76,16 @@ void engine::reset() {
   unwinding_ = false;
   outcome_.found.reset();
   outcome_.steps.clear();
-  outcome_.step_operation.clear();
-  outcome_.step_where.clear();
   outcome_.hit_max_steps = false;
   outcome_.stopped.reset();
   outcome_.max_enabled = 0;
+}
+
+std::vector<trace_step> iteration_outcome::trace_steps() const {
+  std::vector<trace_step> out;
+  out.reserve(steps.size());
+  for (const step_record& r : steps) out.push_back(r.step);
+  return out;
 }
 
 // --- objects -----------------------------------------------------------------
@@ -216,19 +221,21 @@ void engine::after_resume() {
 }
 
 void engine::collect_enabled() {
-  enabled_.clear();
+  // Written in place into a buffer that only grows: this runs at every decision.
+  if (enabled_.size() < op_count_) enabled_.resize(op_count_ * 2);
+  std::size_t n = 0;
   for (operation_id id = 1; id < op_count_; ++id) {
     const operation& op = ops_[id];
     const bool timed = op.status == op_status::blocked && op.deadline.has_value();
-    if (op.status == op_status::enabled || timed)
-      enabled_.push_back({id, op.chain, op.point, op.object, timed});
+    if (op.status == op_status::enabled || timed) enabled_[n++] = {id, op.chain, op.point, op.object, timed};
   }
+  enabled_count_ = n;
 }
 
 operation_id engine::decide() {
   if (ending_) return 0;
   collect_enabled();
-  if (enabled_.empty()) {
+  if (enabled_count_ == 0) {
     detect_deadlock();
     return 0;
   }
@@ -236,38 +243,35 @@ operation_id engine::decide() {
   if (step >= config_.max_steps) {
     outcome_.hit_max_steps = true;
     if (config_.fail_on_max_steps) {
-      const operation& op = ops_[running_ != 0 ? running_ : enabled_.front().id];
+      const operation& op = ops_[running_ != 0 ? running_ : enabled_[0].id];
       report(bug_kind::livelock,
              fmt::format("the iteration reached {} steps with {} operation(s) still enabled "
                          "and none finishing (--max-steps, --fail-on-max-steps)",
-                         config_.max_steps, enabled_.size()),
+                         config_.max_steps, enabled_count_),
              op.where, false);
     }
     ending_ = true;
     return 0;
   }
-  outcome_.max_enabled = std::max<std::uint64_t>(outcome_.max_enabled, enabled_.size());
-  const decision_context ctx{enabled_, running_, step, op_count_ - 1};
-  const std::optional<operation_id> pick = strategy_->next_operation(ctx);
-  const bool valid = pick && std::any_of(enabled_.begin(), enabled_.end(),
-                                         [&](const pending_operation& p) { return p.id == *pick; });
-  if (!valid) {
-    outcome_.stopped = pick ? fmt::format("the strategy chose {} which is not enabled at step {}",
-                                          describe_operation(*pick), step)
+  outcome_.max_enabled = std::max<std::uint64_t>(outcome_.max_enabled, enabled_count_);
+  const decision_context ctx{{enabled_.data(), enabled_count_}, running_, step, op_count_ - 1};
+  const std::optional<std::size_t> pick = strategy_->next_operation(ctx);
+  if (!pick || *pick >= enabled_count_) {
+    outcome_.stopped = pick ? fmt::format("the strategy chose index {} of {} enabled operations at step {}",
+                                          *pick, enabled_count_, step)
                             : strategy_->stop_reason();
     ending_ = true;
     return 0;
   }
-  operation& op = ops_[*pick];
-  outcome_.steps.push_back({step_kind::schedule, op.point, op.object, *pick});
-  outcome_.step_operation.push_back(*pick);
-  outcome_.step_where.push_back(op.where);
+  const operation_id chosen = enabled_[*pick].id;
+  operation& op = ops_[chosen];
+  outcome_.steps.push_back({{step_kind::schedule, op.point, op.object, chosen}, chosen, op.where});
   if (op.status == op_status::blocked) {
     // Chosen while blocked with a deadline: the deadline passes.
     now_ = std::max(now_, *op.deadline);
     wake(op, 0, wake_reason::timeout);
   }
-  return *pick;
+  return chosen;
 }
 
 void engine::detect_deadlock() {
@@ -405,7 +409,7 @@ std::uint64_t engine::choose(const choice& c, const std::source_location& where)
     reschedule();  // decide() applies the max-steps policy and ends the iteration
   }
   collect_enabled();
-  const decision_context ctx{enabled_, running_, outcome_.steps.size(), op_count_ - 1};
+  const decision_context ctx{{enabled_.data(), enabled_count_}, running_, outcome_.steps.size(), op_count_ - 1};
   const std::optional<std::uint64_t> value = strategy_->next_value(ctx, c);
   if (!value || *value >= c.bound) {
     outcome_.stopped = value ? fmt::format("the strategy chose {} for a choice below {}", *value, c.bound)
@@ -413,9 +417,7 @@ std::uint64_t engine::choose(const choice& c, const std::source_location& where)
     ending_ = true;
     reschedule();  // to the scheduler, which unwinds this operation
   }
-  outcome_.steps.push_back({c.kind, c.point, c.object, *value});
-  outcome_.step_operation.push_back(running_);
-  outcome_.step_where.push_back(where);
+  outcome_.steps.push_back({{c.kind, c.point, c.object, *value}, running_, where});
   return *value;
 }
 

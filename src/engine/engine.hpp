@@ -71,17 +71,24 @@ struct object_state {
   std::vector<operation_id> waiters;  // invariant: each waiter has this id in waiting_on
 };
 
+// One decision as the engine keeps it: the trace step, plus who ran (for data
+// choices, who chose) and where that operation's pending point was.
+struct step_record {
+  trace_step step;
+  operation_id operation = 0;
+  std::source_location where;
+};
+
 // Everything an iteration leaves behind, for reports, traces and strategies.
 struct iteration_outcome {
   std::optional<bug> found;
-  std::vector<trace_step> steps;
-  std::vector<operation_id> step_operation;       // who ran at each step
-  std::vector<std::source_location> step_where;   // where its pending point was
+  std::vector<step_record> steps;
   std::vector<std::string> operation_names;       // index = operation id
   std::vector<object_state> objects;              // index = object id (kinds, owners)
   bool hit_max_steps = false;
   std::optional<std::string> stopped;  // the strategy stopped the iteration (reason)
   std::uint64_t max_enabled = 0;
+  std::vector<trace_step> trace_steps() const;
 };
 
 class engine {
@@ -95,13 +102,13 @@ class engine {
   const iteration_outcome& run(strategy& s, const std::function<void()>& body);
 
   // The engine running on this OS thread, if any (the model API's entry point).
-  static engine* current() noexcept { return current_; }
+  static engine* current() noexcept { return static_cast<engine*>(control.engine); }
 
   // --- model-facing API (see heddle/model.hpp) ---
   operation_id running() const noexcept { return running_; }
   bool unwinding() const noexcept { return unwinding_; }
   const engine_config& config() const noexcept { return config_; }
-  std::uint32_t epoch() const noexcept { return epoch_; }
+  std::uint32_t epoch() const noexcept { return control.epoch; }
 
   object_id register_object(object_kind kind);
   object_state& object(object_id id) { return objects_[id]; }
@@ -169,16 +176,16 @@ class engine {
   std::vector<object_state> objects_;  // index = object id; 0 unused
   operation_id op_count_ = 1;
   object_id object_count_ = 1;
-  std::vector<pending_operation> enabled_;
+  std::vector<pending_operation> enabled_;  // the first enabled_count_ are valid
+  std::size_t enabled_count_ = 0;
   std::vector<operation_id> woken_scratch_;
-  operation_id running_ = 0;
+  // The running operation and the unwinding flag live in this thread's
+  // control block, where the model API reads them without a call.
+  operation_id& running_ = control.running;
+  bool& unwinding_ = control.unwinding;
   virtual_time now_ = 0;
-  bool ending_ = false;     // the iteration must end at the next decision
-  bool unwinding_ = false;  // the scheduler is unwinding live operations
+  bool ending_ = false;  // the iteration must end at the next decision
   iteration_outcome outcome_;
-
-  static thread_local engine* current_;
-  std::uint32_t epoch_ = 0;
 };
 
 }  // namespace heddle::detail

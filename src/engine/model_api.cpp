@@ -26,19 +26,12 @@ engine* controlling() noexcept {
 }
 }  // namespace
 
-object_id resource::id() const {
+object_id resource::attach() const {
   engine* e = engine::current();
   if (e == nullptr) return 0;
-  if (epoch_ != e->epoch()) {
-    epoch_ = e->epoch();
-    id_ = e->register_object(kind_);
-  }
+  epoch_ = e->epoch();
+  id_ = e->register_object(kind_);
   return id_;
-}
-
-bool resource::stale() const noexcept {
-  const engine* e = engine::current();
-  return e == nullptr || epoch_ != e->epoch();
 }
 
 void resource::set_owner(operation_id op) const {
@@ -48,13 +41,6 @@ void resource::set_owner(operation_id op) const {
 operation_id resource::owner() const {
   engine* e = engine::current();
   return e != nullptr && !stale() ? e->object(id_).owner : 0;
-}
-
-bool in_control() noexcept { return engine::current() != nullptr; }
-
-operation_id current_operation() noexcept {
-  const engine* e = engine::current();
-  return e != nullptr ? e->running() : 0;
 }
 
 void scheduling_point(point_kind kind, const resource& object, std::source_location loc) {
@@ -181,11 +167,6 @@ void flag_misuse(std::string message, std::source_location loc) {
   engine* e = engine::current();
   if (e == nullptr) die_outside_control("API misuse", message, loc);
   e->report(bug_kind::api_misuse, std::move(message), loc, false);
-}
-
-bool unwinding() noexcept {
-  const engine* e = engine::current();
-  return e != nullptr && e->unwinding();
 }
 
 void assertion_failed(std::string message, std::source_location loc) {

@@ -56,9 +56,9 @@ class strategy {
   virtual ~strategy() = default;
 
   virtual void begin_iteration(std::uint64_t index, std::uint64_t seed) = 0;
-  // The operation to run next, one of ctx.enabled. nullopt stops the iteration;
-  // stop_reason() then says why (a replay divergence, an exhausted search).
-  virtual std::optional<operation_id> next_operation(const decision_context& ctx) = 0;
+  // The operation to run next, as an index into ctx.enabled. nullopt stops the
+  // iteration; stop_reason() then says why (a replay divergence, an exhausted search).
+  virtual std::optional<std::size_t> next_operation(const decision_context& ctx) = 0;
   virtual std::optional<std::uint64_t> next_value(const decision_context& ctx, const choice& c) = 0;
   virtual void end_iteration(const iteration_summary& summary) = 0;
 

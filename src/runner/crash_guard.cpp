@@ -73,7 +73,8 @@ const char* signal_name(int signal) {
   return "a fatal signal";
 }
 
-std::string encode_header(const trace_header& h) {
+// The header's bytes before the iteration index (or, with `after`, after it).
+std::string encode_header(const trace_header& h, bool after) {
   std::string bytes;
   const auto u = [&](std::uint64_t v) {
     while (v >= 0x80) {
@@ -86,13 +87,15 @@ std::string encode_header(const trace_header& h) {
     u(text.size());
     bytes += text;
   };
+  if (after) {
+    u(h.max_steps);
+    return bytes;
+  }
   s(h.heddle_version);
   s(h.program);
   s(h.test);
   s(h.strategy);
   u(h.seed);
-  u(h.iteration);
-  u(h.max_steps);
   return bytes;
 }
 
@@ -100,6 +103,8 @@ std::string encode_header(const trace_header& h) {
 
 crash_guard::crash_guard(const engine& e, trace_header header, std::string directory)
     : engine_(e), header_(std::move(header)), directory_(std::move(directory)) {
+  header_before_iteration_ = encode_header(header_, false);
+  header_after_iteration_ = encode_header(header_, true);
   if (const auto slash = directory_.rfind('/'); slash != std::string::npos) parent_directory_ = directory_.substr(0, slash);
   const std::size_t reserve = std::min<std::size_t>(4096 + header_.max_steps * 24, max_reserved);
   raw_.resize(reserve);
@@ -130,7 +135,6 @@ crash_guard::~crash_guard() {
 
 void crash_guard::begin_iteration(std::uint64_t index) {
   header_.iteration = index;
-  header_bytes_ = encode_header(header_);
   active_ = true;
 }
 
@@ -172,7 +176,9 @@ void crash_guard::on_fatal_signal(int signal, const void* address) noexcept {
 
   // The trace, in the compact encoding of trace_compact.cpp.
   sink w{raw_.data(), raw_.size()};
-  w.append(header_bytes_);
+  w.append(header_before_iteration_);
+  w.u(header_.iteration);
+  w.append(header_after_iteration_);
   w.byte(static_cast<std::uint8_t>(header_.fail_on_max_steps | header_.spurious_wakeups << 1 |
                                    header_.spurious_cas_failures << 2 | 1 << 3));
   w.byte(static_cast<std::uint8_t>(overflow ? bug_kind::stack_overflow : bug_kind::crash));
@@ -184,7 +190,8 @@ void crash_guard::on_fatal_signal(int signal, const void* address) noexcept {
   w.s("");
   w.u(o.steps.size());
   w.u(o.steps.size());
-  for (const trace_step& s : o.steps) {
+  for (const step_record& r : o.steps) {
+    const trace_step& s = r.step;
     w.byte(static_cast<std::uint8_t>(static_cast<unsigned>(s.kind) << 5 | static_cast<unsigned>(s.point)));
     w.u(s.value);
     w.u(s.object);

@@ -34,7 +34,10 @@ class crash_guard {
   trace_header header_;
   std::string directory_;
   std::string parent_directory_;
-  std::string header_bytes_;  // the encoded header of the running iteration
+  // The encoded header around the iteration index, which the handler writes
+  // between them: encoding once keeps begin_iteration() off the hot path.
+  std::string header_before_iteration_;
+  std::string header_after_iteration_;
   std::vector<char> raw_;     // scratch for the encoded trace
   std::vector<char> text_;    // scratch for its base64 form
   std::vector<char> alternate_stack_;

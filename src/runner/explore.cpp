@@ -164,7 +164,7 @@ result explore(const options& given, std::function<void()> body, const test_iden
     if (outcome.found) {
       res.bug = outcome.found;
       res.trace.header = make_header(opts, id, chosen->describe(), index);
-      res.trace.steps = outcome.steps;
+      res.trace.steps = outcome.trace_steps();
       res.trace.found = outcome.found;
       if (!opts.out.empty() && replaying == nullptr)
         res.trace_file = write_new_file(fs::path(opts.out) / directory_name(id.test), "bug", ".json", to_json(res.trace));
@@ -180,7 +180,7 @@ result explore(const options& given, std::function<void()> body, const test_iden
       stats.exhausted = chosen->exhausted();
       break;
     }
-    if (std::chrono::steady_clock::now() >= deadline) break;
+    if (opts.time_budget.count() > 0 && std::chrono::steady_clock::now() >= deadline) break;
   }
   if (stats.iterations == 0) stats.steps_min = 0;
   stats.elapsed = std::chrono::steady_clock::now() - started;

@@ -54,8 +54,8 @@ std::string describe_step(const trace_step& s, const iteration_outcome& o, std::
                                                          object_text(o, s.object), s.value);
       break;
   }
-  if (index < o.step_where.size() && o.step_where[index].line() != 0)
-    text += fmt::format(" ({}:{})", basename(o.step_where[index].file_name()), o.step_where[index].line());
+  if (index < o.steps.size() && o.steps[index].where.line() != 0)
+    text += fmt::format(" ({}:{})", basename(o.steps[index].where.file_name()), o.steps[index].where.line());
   return text;
 }
 
@@ -87,7 +87,7 @@ std::string format_report(const bug& b, const trace& t, const iteration_outcome&
   for (std::size_t i = first; i < t.steps.size(); ++i) {
     cells[i] = describe_step(t.steps[i], o, i);
     if (cells[i].size() > max_column) cells[i] = cells[i].substr(0, max_column - 1) + "~";
-    const operation_id who = i < o.step_operation.size() ? o.step_operation[i] : 0;
+    const operation_id who = i < o.steps.size() ? o.steps[i].operation : 0;
     if (who >= 1 && who <= ops) width[who] = std::max(width[who], cells[i].size());
   }
   r += "  interleaving (one column per operation; each row is one decision):\n";
@@ -97,7 +97,7 @@ std::string format_report(const bug& b, const trace& t, const iteration_outcome&
   r += header + "\n";
   if (first > 0) r += fmt::format("  {:>5}  ... {} earlier steps not shown\n", "", first);
   for (std::size_t i = first; i < t.steps.size(); ++i) {
-    const operation_id who = i < o.step_operation.size() ? o.step_operation[i] : 0;
+    const operation_id who = i < o.steps.size() ? o.steps[i].operation : 0;
     std::string row = fmt::format("  {:>5}", i);
     for (std::size_t c = 1; c <= ops; ++c) row += fmt::format("  {:<{}}", c == who ? cells[i] : "", width[c]);
     while (!row.empty() && row.back() == ' ') row.pop_back();

@@ -42,12 +42,12 @@ class pct_strategy final : public strategy {
     next_change_ = 0;
   }
 
-  std::optional<operation_id> next_operation(const decision_context& ctx) override {
+  std::optional<std::size_t> next_operation(const decision_context& ctx) override {
     while (known_ < ctx.operation_count) admit(static_cast<operation_id>(++known_));
-    operation_id pick = highest(ctx);
+    std::size_t pick = highest(ctx);
     while (next_change_ < change_points_.size() && ctx.step >= change_points_[next_change_]) {
       ++next_change_;
-      demote(pick);
+      demote(ctx.enabled[pick].id);
       pick = highest(ctx);
     }
     return pick;
@@ -81,11 +81,12 @@ class pct_strategy final : public strategy {
     if (!was_demoted) ++demoted_;
   }
 
-  operation_id highest(const decision_context& ctx) const {
+  // Index in ctx.enabled of the enabled operation with the highest priority.
+  std::size_t highest(const decision_context& ctx) const {
     for (operation_id op : priority_)
-      for (const pending_operation& p : ctx.enabled)
-        if (p.id == op) return op;
-    return ctx.enabled.front().id;
+      for (std::size_t i = 0; i < ctx.enabled.size(); ++i)
+        if (ctx.enabled[i].id == op) return i;
+    return 0;
   }
 
   unsigned depth_;

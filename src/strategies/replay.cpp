@@ -44,15 +44,19 @@ bool replay_strategy::matches(const trace_step& expected, step_kind kind, point_
   return true;
 }
 
-std::optional<operation_id> replay_strategy::next_operation(const decision_context& ctx) {
+std::optional<std::size_t> replay_strategy::next_operation(const decision_context& ctx) {
   if (position_ >= steps_.size()) {
     divergence_ = fmt::format("the trace ends after {} steps, but the program went on", steps_.size());
     return std::nullopt;
   }
   const trace_step& expected = steps_[position_];
   const pending_operation* chosen = nullptr;
-  for (const pending_operation& p : ctx.enabled)
-    if (expected.kind == step_kind::schedule && p.id == expected.value) chosen = &p;
+  std::size_t index = 0;
+  for (std::size_t i = 0; i < ctx.enabled.size(); ++i)
+    if (expected.kind == step_kind::schedule && ctx.enabled[i].id == expected.value) {
+      chosen = &ctx.enabled[i];
+      index = i;
+    }
   if (expected.kind == step_kind::schedule && chosen == nullptr) {
     std::string enabled;
     for (const pending_operation& p : ctx.enabled) enabled += fmt::format("{}{}", enabled.empty() ? "" : ", ", p.id);
@@ -65,7 +69,7 @@ std::optional<operation_id> replay_strategy::next_operation(const decision_conte
                chosen ? chosen->object : 0, what.c_str()))
     return std::nullopt;
   ++position_;
-  return chosen->id;
+  return index;
 }
 
 std::optional<std::uint64_t> replay_strategy::next_value(const decision_context&, const choice& c) {
