@@ -77,11 +77,13 @@ void run_registered_test(const char* suite, const char* name) {
       record["bug"] = {{"kind", to_string(r.bug->kind)},
                        {"message", r.bug->message},
                        {"operation", r.bug->operation},
+                       {"operation_name", r.bug->operation_name},
                        {"file", r.bug->where.file},
                        {"line", r.bug->where.line},
                        {"step", r.bug->step}};
       record["trace_file"] = r.trace_file;
       record["iteration"] = r.trace.header.iteration;
+      record["report"] = r.report;
       ADD_FAILURE_AT(test->file, test->line) << "heddle found a bug: " << to_string(r.bug->kind) << ": "
                                              << r.bug->message;
     } else if (r.divergence) {

@@ -1,1 +1,102 @@
-int main() { return 0; }
+// `heddle`: the command-line tool (DESIGN.md section 12).
+//
+//   heddle list   <test-binary> [--filter GLOB]
+//   heddle test   <test-binary> [--filter GLOB] [--iterations N] [--strategy S] ...
+//   heddle replay <trace-file>  [--program PATH]
+//
+// This file only parses arguments (CLI11) and turns failures into exit codes:
+// 0 no bug, 1 bug found, 2 usage or input error, 3 internal error. A usage
+// error is always one line on stderr, "heddle: <what went wrong>", never a
+// stack trace. The subcommands live in command_*.cpp.
+#include <cstdio>
+#include <exception>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "commands.hpp"
+#include "heddle/explore.hpp"
+#include "heddle/version.hpp"
+#include "test_binary.hpp"
+
+namespace {
+
+using namespace heddle::cli;
+
+void add_filter(CLI::App* command, std::string& filter) {
+  command->add_option("--filter", filter,
+                      "Tests to select, GoogleTest filter syntax: 'account.*', 'a.*:b.*', 'account.*-account.slow'");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"heddle: controlled concurrency testing for C and C++.\n"
+               "Finds interleaving bugs in HEDDLE_TEST tests, and replays each one from its trace.\n",
+               "heddle"};
+  app.set_version_flag("--version", fmt::format("heddle {}", heddle::version), "Print the version and exit");
+  app.require_subcommand(1);
+  app.footer("Exit status: 0 no bug, 1 bug found, 2 usage or input error, 3 internal error.\n"
+             "Run 'heddle <command> --help' for a command's options.");
+
+  list_arguments list;
+  CLI::App* list_command = app.add_subcommand("list", "List the heddle tests in a test binary");
+  list_command->add_option("test-binary", list.program, "A test binary linking heddle::main")->required();
+  add_filter(list_command, list.filter);
+
+  test_arguments test;
+  CLI::App* test_command = app.add_subcommand("test", "Explore the heddle tests of a test binary for bugs");
+  test_command->add_option("test-binary", test.program, "A test binary linking heddle::main")->required();
+  add_filter(test_command, test.filter);
+  test_command->add_option("--iterations", test.iterations, "Iterations per test, at most (default: the test's own)");
+  test_command->add_option("--time-budget", test.time_budget, "Wall-clock limit per test: 30s, 500ms, 5m, 1h");
+  test_command->add_option("--strategy", test.strategy, "Exploration strategy: random, pct:D, ...");
+  test_command->add_option("--seed", test.seed, "Run seed (decimal or 0x hex), for a repeatable run");
+  test_command->add_option("--max-steps", test.max_steps, "Decisions per iteration before it ends");
+  test_command->add_flag("--fail-on-max-steps", test.fail_on_max_steps, "Report reaching --max-steps as a livelock");
+  test_command->add_option("--stack-size", test.stack_size, "Stack size of each operation, in bytes");
+  test_command->add_option("--out", test.out, "Directory for bug traces (default: $HEDDLE_OUT or heddle-out)");
+  test_command->add_option("--format", test.format, "Summary format: text, or json on stdout")
+      ->check(CLI::IsMember({"text", "json"}));
+
+  replay_arguments replay;
+  CLI::App* replay_command = app.add_subcommand("replay", "Replay a bug's trace and check that the bug comes back");
+  replay_command->add_option("trace-file", replay.trace, "A trace file (JSON or compact), or a pasted heddle:1:... line")
+      ->required();
+  replay_command->add_option("--program", replay.program, "The test binary, if not the one the trace names");
+
+  if (argc <= 1) {
+    std::fputs(app.help().c_str(), stderr);
+    return usage_problem;
+  }
+  if (const std::string first = argv[1]; !first.starts_with("-") && first != "list" && first != "test" && first != "replay") {
+    fmt::print(stderr, "heddle: unknown command '{}' (commands: list, test, replay; see heddle --help)\n", first);
+    return usage_problem;
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    fmt::print(stderr, "heddle: {} (see heddle --help)\n", first_line(e.what()));
+    return usage_problem;
+  }
+
+  try {
+    if (list_command->parsed()) return run_list(list);
+    if (test_command->parsed()) return run_test(test);
+    if (replay_command->parsed()) return run_replay(replay);
+  } catch (const heddle::usage_error& e) {
+    fmt::print(stderr, "heddle: {}\n", first_line(e.what()));
+    return usage_problem;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "heddle: internal error: {}\n", first_line(e.what()));
+    return internal_error;
+  }
+  return usage_problem;
+}

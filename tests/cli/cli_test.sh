@@ -1,0 +1,279 @@
+#!/usr/bin/env bash
+# End-to-end tests of the `heddle` CLI, one behaviour per invocation:
+#
+#   cli_test.sh CASE HEDDLE BANK_ACCOUNT BANK_ACCOUNT_FIXED CRASH_EXAMPLE WORK_DIR
+#
+# Each case runs the built tool in a fresh WORK_DIR and checks exit codes and
+# output text (bug kind, message, replay command, one-line errors). A failed
+# check prints what was expected, the command and everything it printed, and
+# exits 1, so CTest shows why.
+set -u
+
+case_name=$1 heddle=$2 buggy=$3 fixed=$4 crashing=$5 work=$6
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+
+last_command=""
+rc=0 out="" err=""
+
+fail() {
+  echo "FAIL [$case_name]: $*" >&2
+  echo "--- command: $last_command (exit $rc)" >&2
+  echo "--- stdout:" >&2 && cat "$work/stdout" >&2 2>/dev/null
+  echo "--- stderr:" >&2 && cat "$work/stderr" >&2 2>/dev/null
+  exit 1
+}
+
+# run ARGS...: runs the command; sets rc, out (stdout) and err (stderr).
+run() {
+  last_command="$*"
+  "$@" >"$work/stdout" 2>"$work/stderr"
+  rc=$?
+  out=$(<"$work/stdout")
+  err=$(<"$work/stderr")
+}
+
+expect_exit() { [[ $rc == "$1" ]] || fail "expected exit status $1, got $rc"; }
+expect_stdout() { [[ $out == *"$1"* ]] || fail "stdout does not contain '$1'"; }
+expect_stderr() { [[ $err == *"$1"* ]] || fail "stderr does not contain '$1'"; }
+expect_file() { [[ -f $1 ]] || fail "file '$1' was not written"; }
+
+# A usage or input error: exit 2, nothing on stdout, exactly one line on
+# stderr that starts with "heddle: " and contains $1.
+expect_one_line_error() {
+  expect_exit 2
+  [[ -z $out ]] || fail "expected nothing on stdout"
+  [[ $(printf '%s\n' "$err" | wc -l) == 1 ]] || fail "expected exactly one line on stderr"
+  [[ $err == "heddle: "* ]] || fail "expected the line to start with 'heddle: '"
+  expect_stderr "$1"
+}
+
+# Explores the bank account example with PCT; leaves the trace in out/.
+find_bank_account_bug() {
+  run "$heddle" test "$buggy" --iterations 10000 --strategy pct:3 --out out
+  expect_exit 1
+  trace=out/account.concurrent_withdrawals/bug-1.json
+  expect_file "$trace"
+}
+
+case $case_name in
+  list_shows_the_tests_with_locations)
+    run "$heddle" list "$buggy"
+    expect_exit 0
+    expect_stdout "account.concurrent_withdrawals"
+    expect_stdout "bank_account.cpp:"
+    run "$heddle" list "$crashing"
+    expect_exit 0
+    expect_stdout "crash.write_through_unpublished_pointer"
+    expect_stdout "crash.never_reached_after_the_crash"
+    run "$heddle" list "$crashing" --filter 'crash.never*'
+    expect_exit 0
+    expect_stdout "crash.never_reached_after_the_crash"
+    [[ $out != *write_through* ]] || fail "--filter did not leave out crash.write_through_unpublished_pointer"
+    ;;
+
+  test_finds_the_example_bug_and_prints_a_replay_command)
+    find_bank_account_bug
+    expect_stdout "account.concurrent_withdrawals  BUG"
+    expect_stdout "assertion: assertion failed: balance >= 0"
+    expect_stdout "replay: heddle replay out/account.concurrent_withdrawals/bug-1.json"
+    # The report streams through from the test binary.
+    expect_stderr "bug found in account.concurrent_withdrawals"
+    expect_stderr "(alice)"
+    expect_stderr "(bob)"
+    ;;
+
+  replay_of_the_written_trace_reproduces_the_bug)
+    find_bank_account_bug
+    for round in 1 2; do
+      run "$heddle" replay "$trace"
+      expect_exit 1
+      expect_stderr "replayed account.concurrent_withdrawals: bug reproduced"
+      expect_stderr "bug reproduced: assertion: assertion failed: balance >= 0"
+    done
+    ;;
+
+  replay_of_a_pasted_compact_trace_reproduces_the_bug)
+    find_bank_account_bug
+    compact=$(grep -o 'heddle:1:[A-Za-z0-9_-]*' "$work/stderr" | head -n 1)
+    [[ -n $compact ]] || fail "the report has no compact 'trace:  heddle:1:...' line"
+    run "$heddle" replay "$compact"
+    expect_exit 1
+    expect_stderr "bug reproduced: assertion: assertion failed: balance >= 0"
+    printf '%s\n' "$compact" >bug.trace
+    run "$heddle" replay bug.trace
+    expect_exit 1
+    expect_stderr "bug reproduced: assertion: assertion failed: balance >= 0"
+    ;;
+
+  fixed_twin_passes)
+    run "$heddle" test "$fixed" --iterations 10000 --strategy pct:3 --out out
+    expect_exit 0
+    expect_stdout "account.concurrent_withdrawals_fixed  passed: no bug in 10000 iterations"
+    expect_stdout "no bug found"
+    [[ ! -e out/account.concurrent_withdrawals_fixed ]] || fail "a passing run wrote a trace"
+    ;;
+
+  json_summary_parses_and_has_the_fields)
+    run "$heddle" test "$buggy" --iterations 10000 --strategy pct:3 --out out --format json
+    expect_exit 1
+    python3 - "$work/stdout" <<'PY' || fail "the JSON summary is wrong (see above)"
+import json, os, sys
+s = json.load(open(sys.argv[1]))
+assert s["status"] == "bug" and s["exit_code"] == 1, s
+assert s["program"].endswith("bank_account"), s["program"]
+[t] = s["tests"]
+assert t["test"] == "account.concurrent_withdrawals", t["test"]
+assert t["status"] == "bug", t["status"]
+assert t["bug"]["kind"] == "assertion", t["bug"]
+assert t["bug"]["message"] == "assertion failed: balance >= 0", t["bug"]
+assert t["bug"]["line"] > 0 and t["bug"]["file"].endswith("bank_account.cpp"), t["bug"]
+assert os.path.isfile(t["trace_file"]), t["trace_file"]
+assert t["replay"] == "heddle replay " + t["trace_file"], t["replay"]
+assert t["stats"]["iterations"] >= 1, t["stats"]
+assert "interleaving" in t["report"], t["report"]
+PY
+    run "$heddle" test "$fixed" --iterations 200 --format json --out out
+    expect_exit 0
+    python3 - "$work/stdout" <<'PY' || fail "the JSON summary of the fixed twin is wrong (see above)"
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert s["status"] == "passed" and s["exit_code"] == 0, s
+[t] = s["tests"]
+assert t["status"] == "passed" and t["stats"]["iterations"] == 200, t
+assert "bug" not in t, t
+PY
+    ;;
+
+  crash_is_a_bug_with_a_saved_trace_that_replays)
+    run "$heddle" test "$crashing" --iterations 1000 --out out
+    expect_exit 1
+    expect_stdout "crash.write_through_unpublished_pointer  BUG"
+    expect_stdout "crash: SIGSEGV"
+    expect_stdout "trace:  out/crash.write_through_unpublished_pointer/bug-1.trace"
+    expect_stdout "replay: heddle replay out/crash.write_through_unpublished_pointer/bug-1.trace"
+    expect_stdout "crash.never_reached_after_the_crash  not run"
+    expect_file out/crash.write_through_unpublished_pointer/bug-1.trace
+    run "$heddle" replay out/crash.write_through_unpublished_pointer/bug-1.trace
+    expect_exit 1
+    expect_stderr "crash: SIGSEGV"
+    expect_stderr "bug reproduced: crash.write_through_unpublished_pointer died of SIGSEGV"
+    [[ ! -e heddle-out ]] || fail "the replay saved the crash's schedule again, into heddle-out/"
+    ;;
+
+  unknown_strategy_is_one_line_and_exit_2)
+    run "$heddle" test "$buggy" --strategy bogus --out out
+    expect_one_line_error "unknown strategy 'bogus'"
+    run "$heddle" test "$buggy" --strategy pct:many --out out
+    expect_one_line_error "bad strategy spec 'pct:many'"
+    [[ ! -e out ]] || fail "the test binary ran despite the bad strategy"
+    ;;
+
+  bad_number_is_one_line_and_exit_2)
+    run "$heddle" test "$buggy" --iterations 12abc
+    expect_one_line_error "bad value '12abc' for --iterations"
+    run "$heddle" test "$buggy" --max-steps -5
+    expect_one_line_error "--max-steps"
+    run "$heddle" test "$buggy" --seed lucky
+    expect_one_line_error "bad value 'lucky' for --seed"
+    run "$heddle" test "$buggy" --time-budget 10parsecs
+    expect_one_line_error "bad value '10parsecs' for --time-budget"
+    run "$heddle" test "$buggy" --format xml
+    expect_one_line_error "--format"
+    ;;
+
+  missing_binary_is_one_line_and_exit_2)
+    run "$heddle" test ./no-such-binary
+    expect_one_line_error "cannot run test binary './no-such-binary'"
+    touch not-executable
+    run "$heddle" test ./not-executable
+    expect_one_line_error "not executable"
+    run "$heddle" list ./no-such-binary
+    expect_one_line_error "no-such-binary"
+    find_bank_account_bug
+    run "$heddle" replay "$trace" --program ./no-such-binary
+    expect_one_line_error "cannot run program './no-such-binary'"
+    ;;
+
+  malformed_trace_is_one_line_and_exit_2)
+    printf '{ "format": "heddle-trace", "steps": [ \n' >broken.json
+    run "$heddle" replay broken.json
+    expect_one_line_error "malformed trace: not valid JSON"
+    printf 'this is not a trace\n' >garbage.txt
+    run "$heddle" replay garbage.txt
+    expect_one_line_error "malformed trace"
+    printf '{"format": "heddle-trace", "version": 1}\n' >fieldless.json
+    run "$heddle" replay fieldless.json
+    expect_one_line_error "malformed trace"
+    run "$heddle" replay no-such-trace.json
+    expect_one_line_error "cannot read trace file 'no-such-trace.json'"
+    : >empty.json
+    run "$heddle" replay empty.json
+    expect_one_line_error "empty"
+    ;;
+
+  truncated_compact_trace_is_one_line_and_exit_2)
+    find_bank_account_bug
+    compact=$(grep -o 'heddle:1:[A-Za-z0-9_-]*' "$work/stderr" | head -n 1)
+    [[ -n $compact ]] || fail "the report has no compact trace line"
+    printf '%s\n' "${compact:0:${#compact}-7}" >truncated.trace
+    run "$heddle" replay truncated.trace
+    expect_one_line_error "malformed compact trace"
+    run "$heddle" replay "${compact:0:40}"
+    expect_one_line_error "malformed compact trace"
+    head -c 300 "$trace" >truncated.json
+    run "$heddle" replay truncated.json
+    expect_one_line_error "malformed trace"
+    ;;
+
+  trace_of_another_test_is_one_line_and_exit_2)
+    find_bank_account_bug
+    run "$heddle" replay "$trace" --program "$fixed"
+    expect_one_line_error "belongs to test 'account.concurrent_withdrawals', which '$fixed' does not have"
+    python3 -c '
+import json, sys
+t = json.load(open(sys.argv[1]))
+t["test"] = "account.concurrent_withdrawals_fixed"
+json.dump(t, open("other_test.json", "w"))' "$trace" || fail "cannot rewrite the trace"
+    run "$heddle" replay other_test.json
+    expect_one_line_error "belongs to test 'account.concurrent_withdrawals_fixed'"
+    ;;
+
+  diverging_trace_names_the_step_and_exits_2)
+    find_bank_account_bug
+    python3 -c '
+import json, sys
+t = json.load(open(sys.argv[1]))
+t["steps"][2][3] = 99  # the object of step 2 no longer matches the program
+json.dump(t, open("diverging.json", "w"))' "$trace" || fail "cannot rewrite the trace"
+    run "$heddle" replay diverging.json
+    expect_one_line_error "replay diverged: step 2:"
+    expect_stderr "object #99"
+    ;;
+
+  version_and_help)
+    run "$heddle" --version
+    expect_exit 0
+    expect_stdout "heddle 0."
+    run "$heddle" --help
+    expect_exit 0
+    for word in list test replay "Exit status"; do expect_stdout "$word"; done
+    run "$heddle" test --help
+    expect_exit 0
+    for word in --filter --iterations --time-budget --strategy --seed --max-steps --fail-on-max-steps --out --format; do
+      expect_stdout "$word"
+    done
+    run "$heddle" replay --help
+    expect_exit 0
+    expect_stdout "--program"
+    run "$heddle" frobnicate
+    expect_one_line_error "unknown command 'frobnicate'"
+    run "$heddle"
+    expect_exit 2
+    ;;
+
+  *)
+    echo "cli_test.sh: unknown case '$case_name'" >&2
+    exit 2
+    ;;
+esac
+echo "PASS [$case_name]"

@@ -1,0 +1,36 @@
+// The subcommands of the `heddle` CLI. Each takes its parsed arguments and
+// returns the process exit status (DESIGN.md section 12): 0 no bug, 1 bug
+// found, 2 usage or input error, 3 internal error. A usage or input problem is
+// thrown as heddle::usage_error and printed by main() as one line.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace heddle::cli {
+
+enum exit_code : int { no_bug = 0, bug_found = 1, usage_problem = 2, internal_error = 3 };
+
+struct list_arguments {
+  std::string program;
+  std::string filter;
+};
+int run_list(const list_arguments& args);
+
+struct test_arguments {
+  std::string program;
+  std::string filter;
+  // Option values exactly as typed; validated before the binary runs.
+  std::optional<std::string> iterations, time_budget, strategy, seed, max_steps, stack_size, out;
+  bool fail_on_max_steps = false;
+  std::string format = "text";
+};
+int run_test(const test_arguments& args);
+
+struct replay_arguments {
+  std::string trace;  // a trace file, or a compact "heddle:1:..." string
+  std::optional<std::string> program;
+};
+int run_replay(const replay_arguments& args);
+
+}  // namespace heddle::cli

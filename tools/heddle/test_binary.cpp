@@ -1,0 +1,101 @@
+#include "test_binary.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "heddle/explore.hpp"
+#include "process.hpp"
+
+namespace heddle::cli {
+namespace {
+
+bool glob_matches(std::string_view pattern, std::string_view text) {
+  // Iterative '*' backtracking: remember the last star and where it matched.
+  std::size_t p = 0, t = 0, star = std::string_view::npos, resume = 0;
+  while (t < text.size()) {
+    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
+      ++p;
+      ++t;
+    } else if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      resume = t;
+    } else if (star != std::string_view::npos) {
+      p = star + 1;
+      t = ++resume;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
+}
+
+bool any_matches(std::string_view patterns, std::string_view test) {
+  while (true) {
+    const auto colon = patterns.find(':');
+    if (glob_matches(patterns.substr(0, colon), test)) return true;
+    if (colon == std::string_view::npos) return false;
+    patterns.remove_prefix(colon + 1);
+  }
+}
+
+}  // namespace
+
+void check_executable(const std::string& path, std::string_view role) {
+  struct stat info{};
+  if (::stat(path.c_str(), &info) != 0)
+    throw usage_error(fmt::format("cannot run {} '{}': {}", role, path, std::strerror(errno)));
+  if (S_ISDIR(info.st_mode)) throw usage_error(fmt::format("cannot run {} '{}': it is a directory", role, path));
+  if (::access(path.c_str(), X_OK) != 0)
+    throw usage_error(fmt::format("cannot run {} '{}': it is not executable", role, path));
+}
+
+std::vector<listed_test> list_tests(const std::string& program) {
+  temp_file out("list");
+  temp_file err("list-err");
+  const exit_status status = run_process(program, {program, "--heddle_list"}, {out.fd(), err.fd()});
+  if (status.signaled() || status.code != 0) {
+    const std::string why = status.signaled() ? fmt::format("died of {}", signal_name(status.signal))
+                                              : fmt::format("exited with status {}", status.code);
+    const std::string said = first_line(err.read());
+    throw usage_error(fmt::format("'{}' is not a heddle test binary: --heddle_list {}{}{}", program, why,
+                                  said.empty() ? "" : ": ", said));
+  }
+  std::vector<listed_test> tests;
+  std::istringstream lines(out.read());
+  for (std::string line; std::getline(lines, line);) {
+    const auto tab = line.find('\t');
+    if (tab == std::string::npos || tab == 0)
+      throw usage_error(fmt::format("'{}' is not a heddle test binary: --heddle_list printed '{}'", program,
+                                    first_line(line)));
+    tests.push_back({line.substr(0, tab), line.substr(tab + 1)});
+  }
+  return tests;
+}
+
+bool filter_selects(std::string_view filter, std::string_view test) {
+  const auto dash = filter.find('-');
+  const std::string_view positive = filter.substr(0, dash);
+  const std::string_view negative = dash == std::string_view::npos ? std::string_view{} : filter.substr(dash + 1);
+  if (!positive.empty() && !any_matches(positive, test)) return false;
+  return negative.empty() || !any_matches(negative, test);
+}
+
+std::string shell_quote(const std::string& text) {
+  if (!text.empty() && text.find_first_of(" \t\n'\"\\$`*?[]{}()<>|;&!#~") == std::string::npos) return text;
+  std::string quoted = "'";
+  for (char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+std::string first_line(std::string_view text) {
+  while (!text.empty() && (text.front() == '\n' || text.front() == '\r')) text.remove_prefix(1);
+  return std::string(text.substr(0, text.find_first_of("\r\n")));
+}
+
+}  // namespace heddle::cli
