@@ -69,6 +69,10 @@ case $case_name in
     expect_exit 0
     expect_stdout "crash.never_reached_after_the_crash"
     [[ $out != *write_through* ]] || fail "--filter did not leave out crash.write_through_unpublished_pointer"
+    run "$heddle" list "$crashing" --filter 'crash.*-crash.never*'
+    expect_exit 0
+    expect_stdout "crash.write_through_unpublished_pointer"
+    [[ $out != *never_reached* ]] || fail "the negative filter did not leave out crash.never_reached_after_the_crash"
     ;;
 
   test_finds_the_example_bug_and_prints_a_replay_command)

@@ -9,6 +9,7 @@
 // A binary that dies of a fatal signal is a crash bug in the first selected
 // test without a result; the crash handler's bug-N.trace (found by comparing
 // the --out directory before and after) is named in the summary.
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -16,10 +17,8 @@
 #include <set>
 #include <sstream>
 
-#include <csignal>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
-#include <unistd.h>
 
 #include "commands.hpp"
 #include "engine/strategy.hpp"
@@ -212,6 +211,41 @@ json json_summary(const std::vector<test_outcome>& tests, const test_arguments& 
           {"status", status},          {"exit_code", exit},    {"tests", all}};
 }
 
+bool is_interruption(int signal) {
+  return signal == SIGINT || signal == SIGTERM || signal == SIGHUP || signal == SIGKILL || signal == SIGQUIT;
+}
+
+// The CLI's exit status from the outcomes, in order of precedence: any bug
+// (1); a test the binary could not run as asked (2); a binary that ended in
+// a way its records do not explain (3, or 1 for a GoogleTest failure outside
+// heddle's checks); otherwise 0. Sets `problem` to the unexplained part.
+int exit_for(const std::vector<test_outcome>& tests, const exit_status& status, std::size_t reported,
+             std::string& problem) {
+  for (const test_outcome& t : tests)
+    if (is_bug(t)) return bug_found;
+  if (status.signaled()) {
+    problem = is_interruption(status.signal)
+                  ? fmt::format("the test binary was stopped by {}", signal_name(status.signal))
+                  : fmt::format("the test binary died of {} outside any test", signal_name(status.signal));
+    return internal_error;
+  }
+  for (const test_outcome& t : tests)
+    if (t.status == "error" || t.status == "diverged") return usage_problem;
+  if (status.code == usage_problem && reported == 0) {
+    problem = "the test binary rejected its arguments (see its message above)";
+    return usage_problem;
+  }
+  if (reported < tests.size()) {
+    problem = fmt::format("the test binary exited with status {} without reporting every selected test", status.code);
+    return internal_error;
+  }
+  if (status.code != 0) {
+    problem = "GoogleTest reported a failure outside heddle's checks (see its output above)";
+    return bug_found;
+  }
+  return no_bug;
+}
+
 }  // namespace
 
 int run_test(const test_arguments& a) {
@@ -248,51 +282,22 @@ int run_test(const test_arguments& a) {
     if (record.is_object() && record.contains("test")) records[record["test"].get<std::string>()] = record;
   }
 
-  int exit = no_bug;
-  bool blamed_crash = false;
-  std::string problem;  // an outcome no test record explains
+  // Every selected test gets its record; a fatal signal is blamed on the first
+  // test without one (the binary runs tests in order and stops dead).
+  bool blamed = false;
   for (test_outcome& t : selected) {
     if (const auto r = records.find(t.id); r != records.end()) {
       take_record(t, r->second);
-    } else if (status.signaled() && !blamed_crash) {
-      blamed_crash = true;
-      const int s = status.signal;
-      if (s == SIGINT || s == SIGTERM || s == SIGHUP || s == SIGKILL) {
-        t.status = "error";
-        t.message = fmt::format("the test binary was killed by {}", signal_name(s));
-        problem = t.message;
-        continue;
-      }
+    } else if (status.signaled() && !blamed && !is_interruption(status.signal)) {
+      blamed = true;
       std::vector<std::string> fresh;
       for (const std::string& path : saved_crash_traces(out))
         if (!traces_before.contains(path)) fresh.push_back(path);
-      take_crash(t, s, fresh);
+      take_crash(t, status.signal, fresh);
     }
   }
-  for (const test_outcome& t : selected) {
-    if (is_bug(t)) exit = bug_found;
-  }
-  if (exit == no_bug) {
-    for (const test_outcome& t : selected)
-      if (t.status == "error" || t.status == "diverged") exit = problem.empty() ? usage_problem : internal_error;
-  }
-  if (exit == no_bug) {
-    const bool all_reported = records.size() >= selected.size();
-    if (status.signaled()) {
-      exit = internal_error;
-      problem = fmt::format("the test binary died of {} after its tests finished", signal_name(status.signal));
-    } else if (status.code == usage_problem && records.empty()) {
-      exit = usage_problem;
-      problem = "the test binary rejected its arguments (see its message above)";
-    } else if (!all_reported) {
-      exit = internal_error;
-      problem = fmt::format("the test binary exited with status {} without reporting every selected test", status.code);
-    } else if (status.code != 0) {
-      exit = bug_found;
-      problem = "GoogleTest reported a failure outside heddle's checks (see the output above)";
-    }
-  }
-
+  std::string problem;  // what the records do not explain, if anything
+  const int exit = exit_for(selected, status, records.size(), problem);
   if (!problem.empty()) std::fputs(gtest_output.read().c_str(), stderr);
   if (a.format == "json") {
     json summary = json_summary(selected, a, exit);

@@ -33,15 +33,42 @@ exit_status run_process(const std::string& program, const std::vector<std::strin
   posix_spawn_file_actions_init(&actions);
   if (to.out >= 0) posix_spawn_file_actions_adddup2(&actions, to.out, STDOUT_FILENO);
   if (to.err >= 0) posix_spawn_file_actions_adddup2(&actions, to.err, STDERR_FILENO);
+  // Like system(): while the child runs, Ctrl-C is the child's to handle, so
+  // the CLI lives on to clean up and say what happened.
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGINT);
+  sigaddset(&defaults, SIGQUIT);
+  posix_spawnattr_setsigdefault(&attributes, &defaults);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF);
+  struct sigaction ignore{}, saved_int{}, saved_quit{};
+  ignore.sa_handler = SIG_IGN;
+  ::sigaction(SIGINT, &ignore, &saved_int);
+  ::sigaction(SIGQUIT, &ignore, &saved_quit);
+  const auto restore = [&] {
+    ::sigaction(SIGINT, &saved_int, nullptr);
+    ::sigaction(SIGQUIT, &saved_quit, nullptr);
+  };
+
   pid_t child = 0;
-  const int failed = ::posix_spawn(&child, program.c_str(), &actions, nullptr, argv.data(), environ);
+  const int failed = ::posix_spawn(&child, program.c_str(), &actions, &attributes, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
-  if (failed != 0) throw usage_error(fmt::format("cannot run '{}': {}", program, std::strerror(failed)));
+  posix_spawnattr_destroy(&attributes);
+  if (failed != 0) {
+    restore();
+    throw usage_error(fmt::format("cannot run '{}': {}", program, std::strerror(failed)));
+  }
 
   int status = 0;
   while (::waitpid(child, &status, 0) < 0) {
-    if (errno != EINTR) throw std::runtime_error(fmt::format("waitpid failed: {}", std::strerror(errno)));
+    if (errno != EINTR) {
+      restore();
+      throw std::runtime_error(fmt::format("waitpid failed: {}", std::strerror(errno)));
+    }
   }
+  restore();
   if (WIFSIGNALED(status)) return {0, WTERMSIG(status)};
   return {WEXITSTATUS(status), 0};
 }

@@ -1,3 +1,5 @@
+// Test binaries as the CLI sees them; see test_binary.hpp. The filter follows
+// GoogleTest's own syntax so `--filter` means the same here as --gtest_filter.
 #include "test_binary.hpp"
 
 #include <cerrno>
