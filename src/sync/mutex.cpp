@@ -1,57 +1,126 @@
-// heddle::mutex: one resource; lock waits on it while another operation owns
-// the mutex, unlock signals it (waiters re-check: Mesa semantics).
+// The exclusive mutexes: one resource each; lock waits on it while another
+// operation owns the mutex, unlock signals it (waiters re-check: Mesa
+// semantics). A recursive mutex counts its owner's locks; a timed lock waits
+// with a deadline, so the strategy may let the deadline pass (timeout).
 #include "heddle/mutex.hpp"
+
+#include <exception>
+#include <string>
+#include <utility>
 
 namespace heddle {
 
-mutex::~mutex() {
-  if (in_control() && !resource_.stale() && owner_ != 0 && !unwinding())
-    flag_misuse("destroying a heddle::mutex that is locked (by operation " + std::to_string(owner_) + ")");
+namespace detail {
+
+namespace {
+std::string text(std::string_view s) { return std::string(s); }
+
+// report_misuse throws to end the iteration; while an exception already
+// propagates (a lock's destructor during unwinding) it cannot, so then the bug
+// is recorded with flag_misuse and the caller returns.
+void misuse(std::string message, std::source_location loc) {
+  if (std::uncaught_exceptions() > 0) return flag_misuse(std::move(message), loc);
+  report_misuse(std::move(message), loc);
+}
+}  // namespace
+
+void exclusive_state::reset_if_stale() noexcept {
+  if (!resource_.stale()) return;
+  owner_ = 0;
+  depth_ = 0;
 }
 
-void mutex::lock(std::source_location loc) {
-  if (!in_control()) {
-    real_.lock();
-    return;
-  }
-  if (resource_.stale()) owner_ = 0;
+bool exclusive_state::acquire(std::string_view type, bool recursive, bool blocking,
+                              std::optional<virtual_time> deadline, std::source_location loc) {
+  reset_if_stale();
   scheduling_point(point_kind::acquire, resource_, loc);
   const operation_id me = current_operation();
-  if (owner_ == me && !unwinding())
-    report_misuse("re-locking a heddle::mutex already held by the same operation (self-deadlock)", loc);
-  while (owner_ != 0) wait(resource_, loc);
+  if (owner_ == me && me != 0) {
+    if (recursive) {
+      ++depth_;
+      return true;
+    }
+    if (!unwinding() && !blocking) {
+      misuse("try_lock of a " + text(type) + " already held by the same operation (undefined "
+                        "behaviour in std)",
+             loc);
+      return false;
+    }
+    if (!unwinding()) {
+      misuse("re-locking a " + text(type) + " already held by the same operation (self-deadlock; "
+                        "use a recursive mutex or unlock first)",
+             loc);
+      return false;
+    }
+  }
+  while (owner_ != 0) {
+    if (!blocking) return false;
+    if (!deadline) {
+      wait(resource_, loc);
+      continue;
+    }
+    // A deadline already reached behaves like try_lock, as in std.
+    if (*deadline <= now() || wait_until(resource_, *deadline, loc) == wake_reason::timeout) {
+      if (owner_ != 0) return false;
+    }
+  }
   owner_ = me;
+  depth_ = 1;
   resource_.set_owner(me);
-}
-
-bool mutex::try_lock(std::source_location loc) {
-  if (!in_control()) return real_.try_lock();
-  if (resource_.stale()) owner_ = 0;
-  scheduling_point(point_kind::acquire, resource_, loc);
-  if (owner_ != 0) return false;
-  owner_ = current_operation();
-  resource_.set_owner(owner_);
   return true;
 }
 
-void mutex::unlock(std::source_location loc) {
-  if (!in_control()) {
-    real_.unlock();
-    return;
-  }
-  if (resource_.stale()) owner_ = 0;
+void exclusive_state::release(std::string_view type, std::source_location loc) {
+  reset_if_stale();
   const operation_id me = current_operation();
   if (owner_ != me) {
     if (unwinding()) return;
-    report_misuse(owner_ == 0 ? "unlock of a heddle::mutex that is not locked"
-                              : "unlock of a heddle::mutex owned by operation " + std::to_string(owner_) +
+    misuse(owner_ == 0 ? "unlock of a " + text(type) + " that is not locked"
+                              : "unlock of a " + text(type) + " owned by operation " + std::to_string(owner_) +
                                     ", not by the caller (operation " + std::to_string(me) + ")",
-                  loc);
+           loc);
+    return;
   }
   scheduling_point(point_kind::release, resource_, loc);
+  if (--depth_ > 0) return;
   owner_ = 0;
   resource_.set_owner(0);
   signal(resource_);
 }
+
+void exclusive_state::check_unlocked(std::string_view type) noexcept {
+  if (in_control() && !resource_.stale() && owner_ != 0 && !unwinding())
+    flag_misuse("destroying a " + text(type) + " that is locked (by operation " + std::to_string(owner_) + ")");
+}
+
+bool exclusive_state::held_by_caller() const noexcept {
+  return !resource_.stale() && owner_ != 0 && owner_ == current_operation();
+}
+
+}  // namespace detail
+
+// Each class: the std primitive outside control, the shared state inside.
+#define HEDDLE_EXCLUSIVE_MUTEX(cls, recursive)                                                       \
+  bool detail::held_by_caller(const cls& m) noexcept { return m.state_.held_by_caller(); }           \
+  cls::~cls() { state_.check_unlocked("heddle::" #cls); }                                            \
+  void cls::lock(std::source_location loc) {                                                         \
+    if (!in_control()) return real_.lock();                                                          \
+    state_.acquire("heddle::" #cls, recursive, true, std::nullopt, loc);                             \
+  }                                                                                                  \
+  bool cls::try_lock(std::source_location loc) {                                                     \
+    if (!in_control()) return real_.try_lock();                                                      \
+    return state_.acquire("heddle::" #cls, recursive, false, std::nullopt, loc);                     \
+  }                                                                                                  \
+  void cls::unlock(std::source_location loc) {                                                       \
+    if (!in_control()) return real_.unlock();                                                        \
+    state_.release("heddle::" #cls, loc);                                                            \
+  }
+
+HEDDLE_EXCLUSIVE_MUTEX(mutex, false)
+HEDDLE_EXCLUSIVE_MUTEX(recursive_mutex, true)
+HEDDLE_EXCLUSIVE_MUTEX(timed_mutex, false)
+HEDDLE_EXCLUSIVE_MUTEX(recursive_timed_mutex, true)
+
+#undef HEDDLE_EXCLUSIVE_MUTEX
 
 }  // namespace heddle

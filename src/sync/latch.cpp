@@ -1,0 +1,65 @@
+// heddle::latch: one resource; wait blocks on it while the counter is above
+// zero, the count_down that reaches zero signals it.
+#include "heddle/latch.hpp"
+
+#include <exception>
+#include <string>
+#include <utility>
+
+namespace heddle {
+
+namespace {
+// report_misuse throws to end the iteration; while an exception already
+// propagates (a lock's destructor during unwinding) it cannot, so then the bug
+// is recorded with flag_misuse and the caller returns.
+void misuse(std::string message, std::source_location loc) {
+  if (std::uncaught_exceptions() > 0) return flag_misuse(std::move(message), loc);
+  report_misuse(std::move(message), loc);
+}
+}  // namespace
+
+void latch::reset_if_stale() const noexcept {
+  if (resource_.stale()) counter_ = initial_;
+}
+
+latch::~latch() {
+  if (in_control() && !unwinding() && waiter_count(resource_) > 0)
+    flag_misuse("destroying a heddle::latch while " + std::to_string(waiter_count(resource_)) +
+                " operation(s) wait on it");
+}
+
+void latch::count_down(std::ptrdiff_t n, std::source_location loc) {
+  if (!in_control()) return real_.count_down(n);
+  reset_if_stale();
+  scheduling_point(point_kind::signal, resource_, loc);
+  if (!unwinding() && (n < 0 || n > counter_)) {
+    misuse("count_down(" + std::to_string(n) + ") of a heddle::latch whose counter is " +
+                      std::to_string(counter_) + " (std requires 0 <= n <= counter)",
+           loc);
+    return;
+  }
+  counter_ -= n;
+  if (counter_ == 0 && n > 0) signal(resource_);
+}
+
+bool latch::try_wait(std::source_location loc) const {
+  if (!in_control()) return real_.try_wait();
+  reset_if_stale();
+  scheduling_point(point_kind::read, resource_, loc);
+  return counter_ == 0;
+}
+
+void latch::wait(std::source_location loc) const {
+  if (!in_control()) return real_.wait();
+  reset_if_stale();
+  scheduling_point(point_kind::wait, resource_, loc);
+  while (counter_ != 0) heddle::wait(resource_, loc);
+}
+
+void latch::arrive_and_wait(std::ptrdiff_t n, std::source_location loc) {
+  if (!in_control()) return real_.arrive_and_wait(n);
+  count_down(n, loc);
+  wait(loc);
+}
+
+}  // namespace heddle
