@@ -101,8 +101,8 @@ std::string encode_header(const trace_header& h, bool after) {
 
 }  // namespace
 
-crash_guard::crash_guard(const engine& e, trace_header header, std::string directory)
-    : engine_(e), header_(std::move(header)), directory_(std::move(directory)) {
+crash_guard::crash_guard(const engine& e, trace_header header, std::string directory, std::string replaying)
+    : engine_(e), header_(std::move(header)), directory_(std::move(directory)), replaying_(std::move(replaying)) {
   header_before_iteration_ = encode_header(header_, false);
   header_after_iteration_ = encode_header(header_, true);
   if (const auto slash = directory_.rfind('/'); slash != std::string::npos) parent_directory_ = directory_.substr(0, slash);
@@ -173,6 +173,12 @@ void crash_guard::on_fatal_signal(int signal, const void* address) noexcept {
   put(overflow ? "\nheddle: stack_overflow: " : "\nheddle: crash: ");
   put(message);
   put("\n");
+  if (!replaying_.empty()) {
+    put("  reproduced by replaying ");
+    put(replaying_.c_str());
+    put("\n");
+    return;
+  }
 
   // The trace, in the compact encoding of trace_compact.cpp.
   sink w{raw_.data(), raw_.size()};

@@ -18,7 +18,9 @@ namespace heddle::detail {
 
 class crash_guard {
  public:
-  crash_guard(const engine& e, trace_header header, std::string directory);
+  // `directory` is where a crash's schedule is saved; when replaying, pass the
+  // trace being replayed as `replaying` instead: nothing new is saved.
+  crash_guard(const engine& e, trace_header header, std::string directory, std::string replaying = {});
   ~crash_guard();
   crash_guard(const crash_guard&) = delete;
   crash_guard& operator=(const crash_guard&) = delete;
@@ -34,6 +36,7 @@ class crash_guard {
   trace_header header_;
   std::string directory_;
   std::string parent_directory_;
+  std::string replaying_;
   // The encoded header around the iteration index, which the handler writes
   // between them: encoding once keeps begin_iteration() off the hot path.
   std::string header_before_iteration_;

@@ -117,7 +117,9 @@ result explore(const options& given, std::function<void()> body, const test_iden
   detail::fiber_backend fibers(opts.stack_size);
   detail::engine engine(fibers, {opts.max_steps, opts.fail_on_max_steps, opts.spurious_wakeups,
                                  opts.spurious_cas_failures});
-  detail::crash_guard guard(engine, make_header(opts, id, chosen->describe(), 0), opts.out.empty() ? std::string{} : (fs::path(opts.out) / directory_name(id.test)).string());
+  detail::crash_guard guard(engine, make_header(opts, id, chosen->describe(), 0),
+                            opts.out.empty() ? std::string{} : (fs::path(opts.out) / directory_name(id.test)).string(),
+                            replaying != nullptr ? opts.replay : std::string{});
 
   result res;
   statistics& stats = res.stats;
@@ -176,7 +178,7 @@ result explore(const options& given, std::function<void()> body, const test_iden
       if (opts.stop_on_first_bug) break;
     }
     if (res.divergence) break;
-    if (outcome.stopped && replaying == nullptr) {
+    if ((outcome.stopped || chosen->exhausted()) && replaying == nullptr) {
       stats.exhausted = chosen->exhausted();
       break;
     }
