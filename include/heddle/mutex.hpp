@@ -27,6 +27,9 @@ class recursive_timed_mutex;
 
 namespace detail {
 
+// The scheduling point of an unlock (release or release_shared); see mutex.cpp.
+void release_point(const resource& r, std::source_location loc, point_kind kind = point_kind::release);
+
 // True when the running operation holds the mutex; the condition variables
 // use these to check that a waiter holds its mutex.
 bool held_by_caller(const mutex& m) noexcept;

@@ -70,6 +70,18 @@ bool exclusive_state::acquire(std::string_view type, bool recursive, bool blocki
   return true;
 }
 
+void release_point(const resource& r, std::source_location loc, point_kind kind) {
+  // An unlock usually runs in a destructor, often a noexcept one
+  // (std::lock_guard<heddle::mutex>): the exception that unwinds an ending
+  // iteration must not leave it, or std::terminate runs. So the release
+  // completes and the operation's next scheduling point throws again.
+  try {
+    scheduling_point(kind, r, loc);
+  } catch (...) {
+    if (!unwinding()) throw;
+  }
+}
+
 void exclusive_state::release(std::string_view type, std::source_location loc) {
   reset_if_stale();
   const operation_id me = current_operation();
@@ -81,7 +93,7 @@ void exclusive_state::release(std::string_view type, std::source_location loc) {
            loc);
     return;
   }
-  scheduling_point(point_kind::release, resource_, loc);
+  release_point(resource_, loc);
   if (--depth_ > 0) return;
   owner_ = 0;
   resource_.set_owner(0);

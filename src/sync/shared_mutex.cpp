@@ -3,6 +3,8 @@
 // waiter in signals the resource and waiters re-check (Mesa semantics).
 #include "heddle/shared_mutex.hpp"
 
+#include "heddle/mutex.hpp"  // detail::release_point
+
 #include <algorithm>
 #include <exception>
 #include <string>
@@ -86,7 +88,7 @@ void shared_state::release(std::string_view type, bool shared, std::source_locat
            loc);
     return;
   }
-  scheduling_point(shared ? point_kind::release_shared : point_kind::release, resource_, loc);
+  release_point(resource_, loc, shared ? point_kind::release_shared : point_kind::release);
   if (shared) {
     readers_.erase(std::find(readers_.begin(), readers_.end(), me));
   } else {

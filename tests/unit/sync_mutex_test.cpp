@@ -310,4 +310,21 @@ TEST(sync_mutex, std_lock_guard_of_heddle_mutex_works_under_control) {
   EXPECT_TRUE(r) << r.report;
 }
 
+TEST(sync_mutex, an_iteration_ending_inside_a_noexcept_unlock_does_not_terminate) {
+  // std::lock_guard's destructor is noexcept: an operation paused at its
+  // release point when another one fails must not be unwound by a throw there.
+  auto r = heddle::explore(quiet({.iterations = 300, .stop_on_first_bug = false}), [] {
+    heddle::mutex m;
+    heddle::thread t([&] {
+      for (int i = 0; i < 3; ++i) std::lock_guard<heddle::mutex> g(m);
+    });
+    heddle::this_thread::yield();
+    heddle::this_thread::yield();
+    HEDDLE_ASSERT(false);
+    t.join();
+  });
+  ASSERT_TRUE(r.bug);
+  EXPECT_EQ(r.bug->kind, heddle::bug_kind::assertion);
+}
+
 }  // namespace
