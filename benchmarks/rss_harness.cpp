@@ -74,11 +74,12 @@ int main(int argc, char** argv) {
     std::printf("  RSS after %-18llu %10ld KiB%s\n", s.iteration, s.rss_kib,
                 s.iteration == warm_up ? "   (end of warm-up)" : "");
   }
-  std::printf("  %-28s %10ld KiB\n", "RSS at end", at_end);
+  std::printf("  %-28s %10ld KiB\n", "RSS after explore() returned", at_end);
   std::printf("  %-28s %10ld KiB\n", "peak RSS (getrusage)", peak_kib());
-  if (after_warm_up > 0)
-    std::printf("  %-28s %+10ld KiB\n", "growth after warm-up", at_end - after_warm_up);
-  std::printf("  %-28s %10.0f/s\n", "iterations", r.stats.iterations_per_second());
+  if (after_warm_up > 0 && !samples.empty())
+    std::printf("  %-28s %+10ld KiB   (last in-run sample minus end of warm-up)\n", "growth after warm-up",
+                samples.back().rss_kib - after_warm_up);
+  std::printf("  %-28s %10.0f/s   (wall clock, sampling included)\n", "iterations", r.stats.iterations_per_second());
   if (!r) {
     std::fprintf(stderr, "heddle_rss: the run found a bug, the workload is broken:\n%s\n", r.report.c_str());
     return 1;
