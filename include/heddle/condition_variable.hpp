@@ -7,7 +7,10 @@
 // the unlock and the block are one step as in std, and a notify wakes exactly
 // the operations that were waiting when it ran (never a later waiter: a
 // notify before the wait is lost, and a lost wake-up ends as a deadlock).
-// notify_one lets the strategy pick the waiter (a recorded choice).
+// notify_one lets the strategy pick the waiter (a recorded choice). (A lock
+// of a user's own type whose unlock() reaches a scheduling point after it has
+// released would open a window where a notify is lost; heddle's and std's
+// locks release as their last action.)
 // Timed waits run on virtual time; the strategy decides whether the deadline
 // passes first or a notify comes first, so both outcomes are explored. Before
 // blocking, a spurious wake-up may be chosen (options::spurious_wakeups).
