@@ -134,6 +134,8 @@ TEST_P(fixed_twin, passes_2000_iterations) {
   EXPECT_FALSE(r.bug) << r.report;
   EXPECT_FALSE(r.divergence);
   EXPECT_EQ(r.stats.iterations, fixed_iterations);
+  // A twin that spun until max_steps would pass without finishing its work.
+  EXPECT_EQ(r.stats.max_steps_hits, 0u);
 }
 
 std::vector<twin_run> twin_runs() {

@@ -1,10 +1,16 @@
-// Deadlocks and misuse with mutexes and threads: ABBA lock order, dining
-// philosophers, a join that waits on a thread waiting for the joiner, and
-// unlocking a mutex another thread owns.
+// Deadlocks and misuse with locks, semaphores and threads: ABBA lock order,
+// dining philosophers, a join that waits on a thread waiting for the joiner,
+// unlocking a mutex another thread owns, releasing a binary semaphore twice,
+// and upgrading a shared lock in place.
+#include <algorithm>
 #include <array>
+#include <string>
 
 #include "heddle/explore.hpp"
 #include "heddle/mutex.hpp"
+#include "heddle/semaphore.hpp"
+#include "heddle/shared.hpp"
+#include "heddle/shared_mutex.hpp"
 #include "heddle/this_thread.hpp"
 #include "heddle/thread.hpp"
 #include "programs.hpp"
@@ -145,6 +151,63 @@ void unlock_not_owned_fixed() {
   b.join();
 }
 
+// --- 16. a binary semaphore released past its maximum ----------------------------
+// Two workers each signal "done" on a binary semaphore; when both finish before
+// main takes the first signal, the second release exceeds max() (undefined in std).
+
+template <std::ptrdiff_t max>
+void signal_done() {
+  heddle::counting_semaphore<max> done{0};
+  auto work = [&] { done.release(); };
+  heddle::thread a(work), b(work);
+  done.acquire();
+  done.acquire();
+  a.join();
+  b.join();
+}
+
+void semaphore_overflow_buggy() { signal_done<1>(); }
+void semaphore_overflow_fixed() { signal_done<2>(); }  // room for both signals
+
+// --- 17. upgrading a shared lock in place -------------------------------------
+// A reader that finds its cache stale takes the exclusive lock while still
+// holding the shared one: a self-deadlock in std, misuse in heddle. It happens
+// only when the writer ran first.
+
+template <bool release_first>
+void refresh_cache() {
+  heddle::shared_mutex rw;
+  heddle::shared<int> version{0};
+  heddle::shared<int> cached{0};
+  heddle::thread writer([&] {
+    heddle::this_thread::set_name("writer");
+    rw.lock();
+    version = 1;
+    rw.unlock();
+  });
+  heddle::thread reader([&] {
+    heddle::this_thread::set_name("reader");
+    rw.lock_shared();
+    const bool stale = cached != version;
+    if (!release_first && stale) {
+      rw.lock();  // upgrade while holding shared
+      cached = version.load();
+      rw.unlock();
+    }
+    rw.unlock_shared();
+    if (release_first && stale) {
+      rw.lock();  // release shared, take exclusive, re-check
+      if (cached != version) cached = version.load();
+      rw.unlock();
+    }
+  });
+  writer.join();
+  reader.join();
+}
+
+void rwlock_upgrade_buggy() { refresh_cache<false>(); }
+void rwlock_upgrade_fixed() { refresh_cache<true>(); }
+
 }  // namespace
 
 std::vector<program> lock_programs() {
@@ -180,6 +243,22 @@ std::vector<program> lock_programs() {
        .fixed = unlock_not_owned_fixed,
        .kind = bug_kind::api_misuse,
        .message = "unlock of a heddle::mutex owned by operation",
+       .strategy = "random",
+       .iterations = 10'000},
+      {.name = "binary_semaphore_released_twice",
+       .description = "two workers release a binary semaphore before main acquires it; the count exceeds max()",
+       .buggy = semaphore_overflow_buggy,
+       .fixed = semaphore_overflow_fixed,
+       .kind = bug_kind::api_misuse,
+       .message = "the count would exceed max()",
+       .strategy = "random",
+       .iterations = 10'000},
+      {.name = "shared_lock_upgrade",
+       .description = "a reader takes the exclusive lock while holding the shared one after a writer ran",
+       .buggy = rwlock_upgrade_buggy,
+       .fixed = rwlock_upgrade_fixed,
+       .kind = bug_kind::api_misuse,
+       .message = "already holds shared",
        .strategy = "random",
        .iterations = 10'000},
   };

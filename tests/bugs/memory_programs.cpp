@@ -1,22 +1,26 @@
 // Races on plain shared memory: lost update, check-then-act, order and
 // atomicity violations, double-checked locking with a plain flag.
 //
-// Each shared access is its own scheduling point (plain_access.hpp).
+// Plain memory is heddle::shared<T>: each load and store is its own scheduling
+// point, so the interleavings between a read and the write that depends on it
+// are explored. Fixed twins use heddle::atomic<T> or a lock.
+#include "heddle/atomic.hpp"
 #include "heddle/explore.hpp"
+#include "heddle/lock.hpp"
 #include "heddle/mutex.hpp"
+#include "heddle/shared.hpp"
 #include "heddle/this_thread.hpp"
 #include "heddle/thread.hpp"
-#include "plain_access.hpp"
 #include "programs.hpp"
 
 namespace heddle_bugs {
 namespace {
 
-// --- 1. lost update: counter = counter + 1 is a read and a write ---------
+// --- 1. lost update: counter++ on plain memory is a read and a write --------
 
 void lost_update_buggy() {
-  int counter = 0;
-  auto increment = [&] { write(counter, read(counter) + 1); };
+  heddle::shared<int> counter{0};
+  auto increment = [&] { counter++; };
   heddle::thread a(increment), b(increment);
   a.join();
   b.join();
@@ -24,13 +28,8 @@ void lost_update_buggy() {
 }
 
 void lost_update_fixed() {
-  int counter = 0;
-  heddle::mutex m;
-  auto increment = [&] {
-    m.lock();
-    write(counter, read(counter) + 1);
-    m.unlock();
-  };
+  heddle::atomic<int> counter{0};
+  auto increment = [&] { counter++; };  // one atomic read-modify-write
   heddle::thread a(increment), b(increment);
   a.join();
   b.join();
@@ -41,16 +40,16 @@ void lost_update_fixed() {
 // Both callers may see "not yet created" and both create the singleton.
 
 struct lazy_singleton {
-  bool created = false;
-  int constructions = 0;
+  heddle::shared<bool> created{false};
+  heddle::shared<int> constructions{0};
 };
 
 void lazy_init_buggy() {
   lazy_singleton s;
   auto get = [&] {
-    if (!read(s.created)) {
-      write(s.constructions, read(s.constructions) + 1);
-      write(s.created, true);
+    if (!s.created) {
+      s.constructions++;
+      s.created = true;
     }
   };
   heddle::thread a(get), b(get);
@@ -63,12 +62,11 @@ void lazy_init_fixed() {
   lazy_singleton s;
   heddle::mutex m;
   auto get = [&] {
-    m.lock();
-    if (!read(s.created)) {
-      write(s.constructions, read(s.constructions) + 1);
-      write(s.created, true);
+    heddle::lock_guard<heddle::mutex> guard(m);  // check and act in one critical section
+    if (!s.created) {
+      s.constructions++;
+      s.created = true;
     }
-    m.unlock();
   };
   heddle::thread a(get), b(get);
   a.join();
@@ -79,28 +77,28 @@ void lazy_init_fixed() {
 // --- 6. order violation: a worker uses state main has not initialised yet ---
 
 struct config {
-  bool initialised = false;
-  int port = 0;
+  heddle::shared<bool> initialised{false};
+  heddle::shared<int> port{0};
 };
 
 void order_violation_buggy() {
   config c;
   heddle::thread worker([&] {
-    HEDDLE_ASSERT_MSG(read(c.initialised), "the worker used the configuration before main initialised it");
-    (void)read(c.port);
+    HEDDLE_ASSERT_MSG(c.initialised, "the worker used the configuration before main initialised it");
+    (void)c.port.load();
   });
-  write(c.port, 8080);
-  write(c.initialised, true);
+  c.port = 8080;
+  c.initialised = true;
   worker.join();
 }
 
 void order_violation_fixed() {
   config c;
-  write(c.port, 8080);
-  write(c.initialised, true);  // before the worker exists: thread creation orders it
+  c.port = 8080;
+  c.initialised = true;  // before the worker exists: creating a thread orders it
   heddle::thread worker([&] {
-    HEDDLE_ASSERT_MSG(read(c.initialised), "the worker used the configuration before main initialised it");
-    (void)read(c.port);
+    HEDDLE_ASSERT_MSG(c.initialised, "the worker used the configuration before main initialised it");
+    (void)c.port.load();
   });
   worker.join();
 }
@@ -110,15 +108,12 @@ void order_violation_fixed() {
 
 struct accounts {
   heddle::mutex a_lock, b_lock;
-  int a = 100, b = 100;
+  heddle::shared<int> a{100}, b{100};
 };
 
 void audit(accounts& acc) {
-  acc.a_lock.lock();
-  acc.b_lock.lock();
-  const int total = read(acc.a) + read(acc.b);
-  acc.b_lock.unlock();
-  acc.a_lock.unlock();
+  heddle::scoped_lock both(acc.a_lock, acc.b_lock);
+  const int total = acc.a.load() + acc.b.load();
   HEDDLE_ASSERT_MSG(total == 200, "the auditor saw a total other than 200: money is not conserved");
 }
 
@@ -126,12 +121,14 @@ void transfer_buggy() {
   accounts acc;
   heddle::thread transfer([&] {
     heddle::this_thread::set_name("transfer");
-    acc.a_lock.lock();
-    write(acc.a, read(acc.a) - 30);
-    acc.a_lock.unlock();
-    acc.b_lock.lock();
-    write(acc.b, read(acc.b) + 30);
-    acc.b_lock.unlock();
+    {
+      heddle::lock_guard<heddle::mutex> guard(acc.a_lock);
+      acc.a -= 30;
+    }
+    {
+      heddle::lock_guard<heddle::mutex> guard(acc.b_lock);
+      acc.b += 30;
+    }
   });
   heddle::thread auditor([&] {
     heddle::this_thread::set_name("auditor");
@@ -145,12 +142,9 @@ void transfer_fixed() {
   accounts acc;
   heddle::thread transfer([&] {
     heddle::this_thread::set_name("transfer");
-    acc.a_lock.lock();  // both locks, in the auditor's order, for the whole transfer
-    acc.b_lock.lock();
-    write(acc.a, read(acc.a) - 30);
-    write(acc.b, read(acc.b) + 30);
-    acc.b_lock.unlock();
-    acc.a_lock.unlock();
+    heddle::scoped_lock both(acc.a_lock, acc.b_lock);  // both accounts for the whole transfer
+    acc.a -= 30;
+    acc.b += 30;
   });
   heddle::thread auditor([&] {
     heddle::this_thread::set_name("auditor");
@@ -165,24 +159,19 @@ void transfer_fixed() {
 // compiler or CPU may reorder two plain stores), so a reader that skips the
 // lock on the fast path sees a half-built object.
 
-struct widget {
-  bool published = false;
-  int value = 0;
-};
-
 void double_checked_buggy() {
-  widget w;
+  heddle::shared<bool> published{false};
+  heddle::shared<int> value{0};
   heddle::mutex m;
   auto use = [&] {
-    if (!read(w.published)) {
-      m.lock();
-      if (!read(w.published)) {
-        write(w.published, true);  // published first...
-        write(w.value, 42);        // ...initialised after
+    if (!published) {
+      heddle::lock_guard<heddle::mutex> guard(m);
+      if (!published) {
+        published = true;  // published first...
+        value = 42;        // ...initialised after
       }
-      m.unlock();
     }
-    HEDDLE_ASSERT_MSG(read(w.value) == 42, "a reader saw the widget published but not initialised");
+    HEDDLE_ASSERT_MSG(value == 42, "a reader saw the widget published but not initialised");
   };
   heddle::thread a(use), b(use);
   a.join();
@@ -190,18 +179,18 @@ void double_checked_buggy() {
 }
 
 void double_checked_fixed() {
-  widget w;
+  heddle::atomic<bool> published{false};
+  heddle::shared<int> value{0};
   heddle::mutex m;
   auto use = [&] {
-    if (!read(w.published)) {
-      m.lock();
-      if (!read(w.published)) {
-        write(w.value, 42);        // initialised first...
-        write(w.published, true);  // ...published after (a release store in real code)
+    if (!published.load(std::memory_order_acquire)) {
+      heddle::lock_guard<heddle::mutex> guard(m);
+      if (!published.load(std::memory_order_relaxed)) {
+        value = 42;                                         // initialised first...
+        published.store(true, std::memory_order_release);  // ...then published
       }
-      m.unlock();
     }
-    HEDDLE_ASSERT_MSG(read(w.value) == 42, "a reader saw the widget published but not initialised");
+    HEDDLE_ASSERT_MSG(value == 42, "a reader saw the widget published but not initialised");
   };
   heddle::thread a(use), b(use);
   a.join();

@@ -6,9 +6,9 @@
 
 #include "heddle/explore.hpp"
 #include "heddle/mutex.hpp"
+#include "heddle/shared.hpp"
 #include "heddle/this_thread.hpp"
 #include "heddle/thread.hpp"
-#include "plain_access.hpp"
 #include "programs.hpp"
 
 namespace heddle_bugs {
@@ -22,22 +22,22 @@ namespace {
 
 template <bool guarded>
 void handshake() {
-  int state = 0;
-  int epilogue = 0;
+  heddle::shared<int> state{0};
+  heddle::shared<int> epilogue{0};
   heddle::mutex session;  // the fix: each thread's steps form one session
   heddle::thread first([&] {
     heddle::this_thread::set_name("first");
     if (guarded) session.lock();
-    if (read(state) == 0) write(state, 1);  // A
-    if (read(state) == 2) write(state, 3);  // B
-    write(epilogue, read(epilogue) + 1);
+    if (state == 0) state = 1;  // A
+    if (state == 2) state = 3;  // B
+    epilogue++;
     if (guarded) session.unlock();
   });
   heddle::thread second([&] {
     heddle::this_thread::set_name("second");
     if (guarded) session.lock();
-    if (read(state) == 1) write(state, 2);  // C
-    if (read(state) == 3) write(state, 4);  // D
+    if (state == 1) state = 2;  // C
+    if (state == 3) state = 4;  // D
     if (guarded) session.unlock();
   });
   first.join();
@@ -60,17 +60,17 @@ constexpr int reporter_steps = 100;  // so PCT's change points mostly fall after
 
 template <bool tolerant>
 void long_run() {
-  int progress = 0;
-  int observed = -1;
-  int reported = 0;
+  heddle::shared<int> progress{0};
+  heddle::shared<int> reported{0};
+  int observed = -1;  // written by the reporter, read by main after joining it
   heddle::thread job([&] {
     heddle::this_thread::set_name("job");
-    for (int i = 1; i <= job_steps; ++i) write(progress, i);
+    for (int i = 1; i <= job_steps; ++i) progress = i;
   });
   heddle::thread reporter([&] {
     heddle::this_thread::set_name("reporter");
-    observed = read(progress);
-    for (int i = 0; i < reporter_steps; ++i) write(reported, read(reported) + 1);
+    observed = progress;
+    for (int i = 1; i <= reporter_steps; ++i) reported = i;
   });
   job.join();
   reporter.join();
@@ -92,26 +92,26 @@ void pct_long_run_fixed() { long_run<true>(); }
 
 template <bool locked>
 void corridor() {
-  std::array<bool, 2> present{};
-  std::array<bool, 2> passed{};
+  std::array<heddle::shared<bool>, 2> present;
+  std::array<heddle::shared<bool>, 2> passed;
   heddle::mutex door;  // the fix: take turns through a real lock instead of politeness
   auto walk = [&](int me) {
     heddle::this_thread::set_name(me == 0 ? "alice" : "bob");
     const int other = 1 - me;
     if (locked) {
       door.lock();
-      write(passed[me], true);
+      passed[me] = true;
       door.unlock();
       return;
     }
-    write(present[me], true);
-    if (read(present[other])) {
-      write(present[me], false);  // "after you"
-      while (!read(passed[other])) heddle::this_thread::yield();
-      write(present[me], true);
+    present[me] = true;
+    if (present[other]) {
+      present[me] = false;  // "after you"
+      while (!passed[other]) heddle::this_thread::yield();
+      present[me] = true;
     }
-    write(passed[me], true);
-    write(present[me], false);
+    passed[me] = true;
+    present[me] = false;
   };
   heddle::thread a(walk, 0), b(walk, 1);
   a.join();
