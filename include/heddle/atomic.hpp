@@ -50,6 +50,12 @@ struct atomic_difference<T*> {
   using type = std::ptrdiff_t;
 };
 
+// The scheduling point before an atomic operation; outside control only an
+// inline load of the control block, so the std path stays cheap.
+inline void atomic_point(point_kind kind, const resource& r, const std::source_location& loc) {
+  if (in_control()) scheduling_point(kind, r, loc);
+}
+
 // Bitwise equality, which std uses for compare-exchange and wait.
 template <class T>
 bool same_bits(const T& a, const T& b) noexcept {
@@ -81,11 +87,11 @@ class atomic {
   bool is_lock_free() const noexcept { return value_.is_lock_free(); }
 
   T load(std::memory_order order = seq, loc_t loc = loc_t::current()) const {
-    scheduling_point(point_kind::read, resource_, loc);
+    detail::atomic_point(point_kind::read, resource_, loc);
     return value_.load(order);
   }
   void store(T desired, std::memory_order order = seq, loc_t loc = loc_t::current()) {
-    scheduling_point(point_kind::write, resource_, loc);
+    detail::atomic_point(point_kind::write, resource_, loc);
     value_.store(desired, order);
   }
   operator T() const { return load(); }
@@ -94,29 +100,29 @@ class atomic {
     return desired;
   }
   T exchange(T desired, std::memory_order order = seq, loc_t loc = loc_t::current()) {
-    scheduling_point(point_kind::rmw, resource_, loc);
+    detail::atomic_point(point_kind::rmw, resource_, loc);
     return value_.exchange(desired, order);
   }
 
   bool compare_exchange_strong(T& expected, T desired, std::memory_order order = seq, loc_t loc = loc_t::current()) {
-    scheduling_point(point_kind::rmw, resource_, loc);
+    detail::atomic_point(point_kind::rmw, resource_, loc);
     return value_.compare_exchange_strong(expected, desired, order);
   }
   bool compare_exchange_strong(T& expected, T desired, std::memory_order success, std::memory_order failure,
                                loc_t loc = loc_t::current()) {
-    scheduling_point(point_kind::rmw, resource_, loc);
+    detail::atomic_point(point_kind::rmw, resource_, loc);
     return value_.compare_exchange_strong(expected, desired, success, failure);
   }
   bool compare_exchange_weak(T& expected, T desired, std::memory_order order = seq, loc_t loc = loc_t::current()) {
     if (!in_control()) return value_.compare_exchange_weak(expected, desired, order);
-    scheduling_point(point_kind::rmw, resource_, loc);
+    detail::atomic_point(point_kind::rmw, resource_, loc);
     if (spurious_failure(expected, loc)) return false;
     return value_.compare_exchange_strong(expected, desired, order);  // no unrecorded hardware failure
   }
   bool compare_exchange_weak(T& expected, T desired, std::memory_order success, std::memory_order failure,
                              loc_t loc = loc_t::current()) {
     if (!in_control()) return value_.compare_exchange_weak(expected, desired, success, failure);
-    scheduling_point(point_kind::rmw, resource_, loc);
+    detail::atomic_point(point_kind::rmw, resource_, loc);
     if (spurious_failure(expected, loc)) return false;
     return value_.compare_exchange_strong(expected, desired, success, failure);
   }
@@ -125,31 +131,31 @@ class atomic {
   T fetch_add(difference_type arg, std::memory_order order = seq, loc_t loc = loc_t::current())
     requires(detail::atomic_arithmetic<T> || std::is_pointer_v<T>)
   {
-    scheduling_point(point_kind::rmw, resource_, loc);
+    detail::atomic_point(point_kind::rmw, resource_, loc);
     return value_.fetch_add(arg, order);
   }
   T fetch_sub(difference_type arg, std::memory_order order = seq, loc_t loc = loc_t::current())
     requires(detail::atomic_arithmetic<T> || std::is_pointer_v<T>)
   {
-    scheduling_point(point_kind::rmw, resource_, loc);
+    detail::atomic_point(point_kind::rmw, resource_, loc);
     return value_.fetch_sub(arg, order);
   }
   T fetch_and(T arg, std::memory_order order = seq, loc_t loc = loc_t::current())
     requires detail::atomic_integral<T>
   {
-    scheduling_point(point_kind::rmw, resource_, loc);
+    detail::atomic_point(point_kind::rmw, resource_, loc);
     return value_.fetch_and(arg, order);
   }
   T fetch_or(T arg, std::memory_order order = seq, loc_t loc = loc_t::current())
     requires detail::atomic_integral<T>
   {
-    scheduling_point(point_kind::rmw, resource_, loc);
+    detail::atomic_point(point_kind::rmw, resource_, loc);
     return value_.fetch_or(arg, order);
   }
   T fetch_xor(T arg, std::memory_order order = seq, loc_t loc = loc_t::current())
     requires detail::atomic_integral<T>
   {
-    scheduling_point(point_kind::rmw, resource_, loc);
+    detail::atomic_point(point_kind::rmw, resource_, loc);
     return value_.fetch_xor(arg, order);
   }
 
@@ -205,7 +211,7 @@ class atomic {
       value_.wait(old, order);
       return;
     }
-    scheduling_point(point_kind::read, resource_, loc);
+    detail::atomic_point(point_kind::read, resource_, loc);
     while (detail::same_bits(value_.load(order), old)) heddle::wait(resource_, loc);
   }
   void notify_one(loc_t loc = loc_t::current()) {
@@ -255,15 +261,15 @@ class atomic_flag {
   atomic_flag& operator=(const atomic_flag&) = delete;
 
   bool test(std::memory_order order = seq, loc_t loc = loc_t::current()) const {
-    scheduling_point(point_kind::read, resource_, loc);
+    detail::atomic_point(point_kind::read, resource_, loc);
     return flag_.test(order);
   }
   bool test_and_set(std::memory_order order = seq, loc_t loc = loc_t::current()) {
-    scheduling_point(point_kind::rmw, resource_, loc);
+    detail::atomic_point(point_kind::rmw, resource_, loc);
     return flag_.test_and_set(order);
   }
   void clear(std::memory_order order = seq, loc_t loc = loc_t::current()) {
-    scheduling_point(point_kind::write, resource_, loc);
+    detail::atomic_point(point_kind::write, resource_, loc);
     flag_.clear(order);
   }
   void wait(bool old, std::memory_order order = seq, loc_t loc = loc_t::current()) const {
@@ -271,7 +277,7 @@ class atomic_flag {
       flag_.wait(old, order);
       return;
     }
-    scheduling_point(point_kind::read, resource_, loc);
+    detail::atomic_point(point_kind::read, resource_, loc);
     while (flag_.test(order) == old) heddle::wait(resource_, loc);
   }
   void notify_one(loc_t loc = loc_t::current()) {

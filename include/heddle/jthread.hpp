@@ -4,12 +4,15 @@
 // joins. Misuse is reported as for heddle::thread (joining twice, joining
 // oneself).
 //
-// The destructor is noexcept(false): under control, joining may end with the
-// iteration (a bug elsewhere, a deadlock), which unwinds the joining operation
-// with an exception. While the iteration unwinds, the destructor neither
-// requests a stop nor joins: it abandons the operation, which is unwound too.
+// Under control, joining may end with the iteration (a bug elsewhere, a
+// deadlock), which unwinds the joining operation with an exception. The
+// destructor is noexcept, as std's is, so it drops that exception: the
+// operation's next scheduling point throws it again. While the iteration
+// unwinds, the destructor neither requests a stop nor joins: it abandons the
+// operation, which the engine unwinds too.
 #pragma once
 
+#include <exception>
 #include <functional>
 #include <source_location>
 #include <type_traits>
@@ -38,9 +41,9 @@ class jthread {
   }
 
   jthread(jthread&&) noexcept = default;
-  jthread& operator=(jthread&& other) noexcept(false) {
+  jthread& operator=(jthread&& other) noexcept {
     if (this != &other) {
-      stop_and_join();
+      stop_and_join_quietly();
       thread_ = std::move(other.thread_);
       source_ = std::move(other.source_);
     }
@@ -48,7 +51,7 @@ class jthread {
   }
   jthread(const jthread&) = delete;
   jthread& operator=(const jthread&) = delete;
-  ~jthread() noexcept(false) { stop_and_join(); }
+  ~jthread() { stop_and_join_quietly(); }
 
   [[nodiscard]] bool joinable() const noexcept { return thread_.joinable(); }
   [[nodiscard]] id get_id() const noexcept { return thread_.get_id(); }
@@ -77,6 +80,13 @@ class jthread {
     }
     source_.request_stop();
     thread_.join();
+  }
+  void stop_and_join_quietly() noexcept {
+    try {
+      stop_and_join();
+    } catch (...) {
+      if (!in_control()) std::terminate();  // as std::jthread's noexcept destructor
+    }
   }
 
   stop_source source_;  // before thread_: the callable may hold its token

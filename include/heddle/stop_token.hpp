@@ -19,11 +19,14 @@
 //   blocks until it returns, as std does.
 // Functions that may reach a scheduling point are not noexcept (std's are): an
 // iteration that ends while an operation is paused there unwinds it with an
-// exception. Destructors that may block are noexcept(false) for the same reason.
+// exception. ~stop_callback, noexcept as in std, drops that exception if the
+// iteration ends while it waits: the operation's next scheduling point throws
+// it again.
 #pragma once
 
 #include <atomic>
 #include <concepts>
+#include <exception>
 #include <cstddef>
 #include <memory>
 #include <source_location>
@@ -168,7 +171,13 @@ class stop_callback : private detail::stop_callback_base {
     attach(token, loc);
   }
   // May block while the callback runs elsewhere: see the file comment.
-  ~stop_callback() noexcept(false) { detach(); }
+  ~stop_callback() {
+    try {
+      detach();
+    } catch (...) {
+      if (!in_control()) std::terminate();  // as std's noexcept destructor
+    }
+  }
 
   stop_callback(const stop_callback&) = delete;
   stop_callback& operator=(const stop_callback&) = delete;

@@ -328,3 +328,16 @@ TEST(future, outside_control_behaves_like_std) {
     EXPECT_EQ(err.code(), std::future_errc::broken_promise);
   }
 }
+
+TEST(future, deadlock_while_async_future_destructor_joins_is_reported_not_a_crash) {
+  auto r = heddle::explore(quiet({.iterations = 20}), [] {
+    heddle::promise<void> never;
+    {
+      auto f = heddle::async(heddle::launch::async, [&] { never.get_future().wait(); });
+    }
+    HEDDLE_ASSERT_MSG(false, "not reached: ~future cannot join");
+  });
+  ASSERT_TRUE(r.bug);
+  EXPECT_EQ(r.bug->kind, heddle::bug_kind::deadlock);
+  EXPECT_NE(r.bug->message.find("waits for future #"), std::string::npos) << r.bug->message;
+}

@@ -7,6 +7,7 @@
 #include <thread>
 #include <vector>
 
+#include "heddle/atomic.hpp"
 #include "heddle/explore.hpp"
 #include "heddle/jthread.hpp"
 #include "heddle/stop_token.hpp"
@@ -187,4 +188,17 @@ TEST(jthread, outside_control_behaves_like_std_jthread) {
   heddle::jthread empty;
   EXPECT_FALSE(empty.joinable());
   EXPECT_FALSE(empty.get_stop_token().stop_possible());
+}
+
+TEST(jthread, deadlock_while_destructor_joins_is_reported_not_a_crash) {
+  auto r = heddle::explore(quiet({.iterations = 20}), [] {
+    heddle::atomic<int> never{0};
+    {
+      heddle::jthread worker([&] { never.wait(0); });  // ignores its stop token
+    }
+    HEDDLE_ASSERT_MSG(false, "not reached: ~jthread cannot join");
+  });
+  ASSERT_TRUE(r.bug);
+  EXPECT_EQ(r.bug->kind, heddle::bug_kind::deadlock);
+  EXPECT_NE(r.bug->message.find("waits for atomic #"), std::string::npos) << r.bug->message;
 }
