@@ -30,6 +30,7 @@ struct statistics {
   std::uint64_t steps_min = 0;
   std::uint64_t steps_max = 0;
   std::uint64_t max_steps_hits = 0;  // iterations ended quietly at max_steps
+  std::uint64_t buggy_iterations = 0;  // iterations that ended with a bug
   std::uint64_t max_enabled = 0;     // most operations enabled at one decision
   std::chrono::nanoseconds elapsed{0};
   bool exhausted = false;  // the strategy explored its whole space

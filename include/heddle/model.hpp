@@ -175,6 +175,9 @@ std::uint64_t choose_int(std::uint64_t n, std::source_location loc = std::source
 // data choice that random strategies take with low probability.
 bool choose_rare(point_kind kind, const resource& object,
                  std::source_location loc = std::source_location::current());
+// Mixes a value into the fingerprint of the program's state that learning
+// strategies (ql) use, e.g. a hash of the data structure under test.
+void state_hash(std::uint64_t value) noexcept;
 bool spurious_wakeups_enabled() noexcept;
 bool spurious_cas_failures_enabled() noexcept;
 

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
+#include <mutex>
 #include <typeinfo>
 
 #include <cxxabi.h>
@@ -20,6 +21,29 @@ namespace heddle::detail {
 namespace {
 std::atomic<std::uint32_t> next_epoch{1};
 
+// Points that destructors reach (an unlock in a lock guard's destructor, a
+// notify or a semaphore release in a scope guard's): resuming an operation
+// there must not throw the unwind exception, which would hit a noexcept
+// frame. The operation runs on to its next point and unwinds from there.
+constexpr bool may_throw_at(point_kind kind) noexcept {
+  return kind != point_kind::release && kind != point_kind::release_shared && kind != point_kind::signal;
+}
+
+std::terminate_handler previous_terminate = nullptr;
+
+// The safety net for the points that do throw: if the unwind exception reaches
+// a noexcept frame anyway (a join in a jthread's destructor), the runtime calls
+// std::terminate with the stack intact. The operation is then abandoned,
+// suspended for good, instead of ending the process.
+[[noreturn]] void on_terminate() {
+  if (engine* e = engine::current(); e != nullptr && e->abort_in_flight()) {
+    __cxa_end_catch();  // the runtime "caught" the exception to call terminate
+    e->abandon_running();
+  }
+  if (previous_terminate != nullptr) previous_terminate();
+  std::abort();
+}
+
 std::string demangle(const char* name) {
   int status = 0;
   char* out = abi::__cxa_demangle(name, nullptr, nullptr, &status);
@@ -29,7 +53,24 @@ std::string demangle(const char* name) {
 }
 }  // namespace
 
-engine::engine(backend& b, engine_config config) : backend_(b), config_(config) {}
+engine::engine(backend& b, engine_config config) : backend_(b), config_(config) {
+  static std::once_flag installed;
+  std::call_once(installed, [] { previous_terminate = std::set_terminate(&on_terminate); });
+}
+
+void engine::throw_abort() {
+  ops_[running_].abort_in_flight = true;
+  throw iteration_abort{};
+}
+
+void engine::abandon_running() {
+  const operation_id me = running_;
+  ops_[me].abandoned = true;
+  ops_[me].abort_in_flight = false;
+  running_ = 0;
+  backend_.switch_to(me, 0);
+  std::abort();  // never resumed
+}
 
 const iteration_outcome& engine::run(strategy& s, const std::function<void()>& body) {
   // An explore() inside an operation of another (a test of heddle itself) gets
@@ -74,6 +115,7 @@ void engine::reset() {
   now_ = 0;
   ending_ = false;
   unwinding_ = false;
+  user_state_hash_ = 0;
   outcome_.found.reset();
   outcome_.steps.clear();
   outcome_.hit_max_steps = false;
@@ -128,6 +170,7 @@ operation_id engine::spawn(std::function<void()> body, std::string name, relatio
   op.started = false;
   op.unwind_requested = false;
   op.abandoned = false;
+  op.abort_in_flight = false;
   op.body = std::move(body);
   op.self = register_object(object_kind::operation);
   objects_[op.self].owner = id;
@@ -155,7 +198,7 @@ std::size_t engine::operation_entry(void* self, std::size_t slot) {
       body();
     }
   } catch (const iteration_abort&) {
-    // Unwound on purpose.
+    e.ops_[slot].abort_in_flight = false;  // unwound on purpose
   } catch (const std::exception& ex) {
     e.report(bug_kind::uncaught_exception,
              fmt::format("uncaught exception {}: {}", demangle(typeid(ex).name()), ex.what()),
@@ -196,7 +239,7 @@ void engine::join(operation_id target, const std::source_location& where) {
 void engine::point(point_kind kind, object_id object, const std::source_location& where) {
   if (running_ == 0) return;
   if (unwinding_) {
-    if (std::uncaught_exceptions() == 0) throw iteration_abort{};
+    if (std::uncaught_exceptions() == 0 && may_throw_at(kind)) throw_abort();
     return;  // a destructor running during unwinding: no more decisions
   }
   operation& op = ops_[running_];
@@ -217,7 +260,8 @@ void engine::reschedule() {
 }
 
 void engine::after_resume() {
-  if (ops_[running_].unwind_requested && std::uncaught_exceptions() == 0) throw iteration_abort{};
+  const operation& op = ops_[running_];
+  if (op.unwind_requested && std::uncaught_exceptions() == 0 && may_throw_at(op.point)) throw_abort();
 }
 
 void engine::collect_enabled() {
@@ -227,7 +271,7 @@ void engine::collect_enabled() {
   for (operation_id id = 1; id < op_count_; ++id) {
     const operation& op = ops_[id];
     const bool timed = op.status == op_status::blocked && op.deadline.has_value();
-    if (op.status == op_status::enabled || timed) enabled_[n++] = {id, op.chain, op.point, op.object, timed};
+    if (op.status == op_status::enabled || timed) enabled_[n++] = {id, op.chain, op.parent, op.point, op.object, timed};
   }
   enabled_count_ = n;
 }
@@ -254,7 +298,7 @@ operation_id engine::decide() {
     return 0;
   }
   outcome_.max_enabled = std::max<std::uint64_t>(outcome_.max_enabled, enabled_count_);
-  const decision_context ctx{{enabled_.data(), enabled_count_}, running_, step, op_count_ - 1};
+  const decision_context ctx{{enabled_.data(), enabled_count_}, running_, step, op_count_ - 1, user_state_hash_};
   const std::optional<std::size_t> pick = strategy_->next_operation(ctx);
   if (!pick || *pick >= enabled_count_) {
     outcome_.stopped = pick ? fmt::format("the strategy chose index {} of {} enabled operations at step {}",
@@ -316,14 +360,10 @@ wake_reason engine::wait(std::span<const object_id> objects, wait_mode mode,
                          const std::source_location& where) {
   if (running_ == 0) return wake_reason::signaled;
   if (unwinding_) {
-    if (std::uncaught_exceptions() == 0) throw iteration_abort{};
+    if (std::uncaught_exceptions() == 0) throw_abort();
     // A destructor wants to block while its operation is being unwound: the
     // operation cannot go on, so it is abandoned, suspended for good.
-    const operation_id me = running_;
-    ops_[me].abandoned = true;
-    running_ = 0;
-    backend_.switch_to(me, 0);
-    std::terminate();  // never resumed
+    abandon_running();
   }
   if (objects.empty() && !deadline && mode == wait_mode::all) return wake_reason::signaled;
   const operation_id me = running_;
@@ -409,7 +449,8 @@ std::uint64_t engine::choose(const choice& c, const std::source_location& where)
     reschedule();  // decide() applies the max-steps policy and ends the iteration
   }
   collect_enabled();
-  const decision_context ctx{{enabled_.data(), enabled_count_}, running_, outcome_.steps.size(), op_count_ - 1};
+  const decision_context ctx{{enabled_.data(), enabled_count_}, running_, outcome_.steps.size(), op_count_ - 1,
+                             user_state_hash_};
   const std::optional<std::uint64_t> value = strategy_->next_value(ctx, c);
   if (!value || *value >= c.bound) {
     outcome_.stopped = value ? fmt::format("the strategy chose {} for a choice below {}", *value, c.bound)
@@ -434,7 +475,7 @@ void engine::report(bug_kind kind, std::string message, const std::source_locati
     outcome_.found = std::move(b);
   }
   ending_ = true;
-  if (unwind_now && running_ != 0 && std::uncaught_exceptions() == 0) throw iteration_abort{};
+  if (unwind_now && running_ != 0 && std::uncaught_exceptions() == 0) throw_abort();
 }
 
 // --- end of an iteration -----------------------------------------------------

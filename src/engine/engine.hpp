@@ -49,6 +49,7 @@ struct operation {
   bool started = false;
   bool unwind_requested = false;
   bool abandoned = false;
+  bool abort_in_flight = false;  // the unwind exception is propagating through it
   std::function<void()> body;  // empty for operation 1, which runs the test body
   object_id self = 0;          // the object joiners wait on
 
@@ -131,6 +132,16 @@ class engine {
 
   std::uint64_t choose(const choice& c, const std::source_location& where);
 
+  // A value the test mixes into the state fingerprint (heddle::state_hash).
+  void mix_state_hash(std::uint64_t value) noexcept {
+    user_state_hash_ = (user_state_hash_ ^ value) * 0x100000001b3ull + 0x9e3779b97f4a7c15ull;
+  }
+
+  // The running operation is unwinding and the exception met a noexcept frame.
+  bool abort_in_flight() const noexcept { return unwinding_ && running_ != 0 && ops_[running_].abort_in_flight; }
+  // Suspends the running operation for good and returns to the scheduler.
+  [[noreturn]] void abandon_running();
+
   // Records a bug (the first one wins). With `unwind_now`, throws
   // iteration_abort to unwind the running operation; otherwise the iteration
   // ends at the running operation's next scheduling point.
@@ -161,6 +172,7 @@ class engine {
   void wake(operation& op, object_id by, wake_reason reason);
   void unlink_waiter(operation& op);
   void after_resume();
+  [[noreturn]] void throw_abort();
   void end_iteration_from_running();
   void unwind_all();
   void reset();
@@ -185,6 +197,7 @@ class engine {
   bool& unwinding_ = control.unwinding;
   virtual_time now_ = 0;
   bool ending_ = false;  // the iteration must end at the next decision
+  std::uint64_t user_state_hash_ = 0;
   iteration_outcome outcome_;
 };
 

@@ -145,6 +145,10 @@ bool choose_rare(point_kind kind, const resource& object, std::source_location l
   return e != nullptr && e->choose({step_kind::choose_bool, 2, true, kind, object.id()}, loc) != 0;
 }
 
+void state_hash(std::uint64_t value) noexcept {
+  if (engine* e = controlling()) e->mix_state_hash(value);
+}
+
 bool spurious_wakeups_enabled() noexcept {
   const engine* e = engine::current();
   return e != nullptr && e->config().spurious_wakeups;

@@ -24,6 +24,7 @@ namespace heddle::detail {
 struct pending_operation {
   operation_id id = 0;
   std::uint32_t chain = 0;  // operations of one chain share PCT^t priorities
+  operation_id parent = 0;  // the operation that created it (0 for operation 1)
   point_kind point = point_kind::start;
   object_id object = 0;
   bool timed = false;  // blocked, but its deadline may pass if chosen (timeout)
@@ -34,6 +35,7 @@ struct decision_context {
   operation_id current = 0;  // the operation that reached the point (may now be blocked or finished)
   std::uint64_t step = 0;    // index of this decision in the iteration
   std::size_t operation_count = 0;  // operations created so far
+  std::uint64_t user_state_hash = 0;  // what the test mixed in with heddle::state_hash
 };
 
 // A data choice: a value in [0, bound).

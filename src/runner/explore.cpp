@@ -143,6 +143,7 @@ result explore(const options& given, std::function<void()> body, const test_iden
     stats.steps_max = std::max(stats.steps_max, steps);
     stats.max_enabled = std::max(stats.max_enabled, outcome.max_enabled);
     stats.max_steps_hits += outcome.hit_max_steps ? 1 : 0;
+    stats.buggy_iterations += outcome.found ? 1 : 0;
 
     if (replaying != nullptr) {
       if (outcome.stopped) {

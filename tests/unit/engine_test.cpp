@@ -444,3 +444,45 @@ TEST(engine_death, crash_in_user_code_saves_a_replayable_schedule) {
               testing::KilledBySignal(SIGSEGV), "crash: SIGSEGV");
   std::filesystem::remove_all(dir);
 }
+
+TEST(engine, unwinding_an_operation_paused_in_a_lock_guard_destructor_does_not_terminate) {
+  const auto r = heddle::explore(quiet({.iterations = 300, .stop_on_first_bug = false}), [] {
+    heddle::mutex m;
+    heddle::thread t([&] {
+      for (int i = 0; i < 3; ++i) {
+        std::lock_guard<heddle::mutex> g(m);  // its unlock runs in a noexcept destructor
+        heddle::this_thread::yield();
+      }
+    });
+    heddle::this_thread::yield();
+    HEDDLE_ASSERT(false);  // ends each iteration wherever t is, sometimes inside ~lock_guard
+    t.join();
+  });
+  ASSERT_TRUE(r.bug);
+  EXPECT_EQ(r.stats.iterations, 300u);
+}
+
+TEST(engine, an_operation_whose_unwinding_meets_a_noexcept_frame_is_abandoned_not_fatal) {
+  struct yields_in_destructor {
+    ~yields_in_destructor() { heddle::this_thread::yield(); }  // implicitly noexcept
+  };
+  const auto r = heddle::explore(quiet({.iterations = 300, .stop_on_first_bug = false}), [] {
+    heddle::thread t([] {
+      yields_in_destructor y;
+      heddle::this_thread::yield();
+    });
+    heddle::this_thread::yield();
+    heddle::this_thread::yield();
+    HEDDLE_ASSERT(false);
+    t.join();
+  });
+  ASSERT_TRUE(r.bug);
+  EXPECT_EQ(r.stats.iterations, 300u);
+}
+
+TEST(engine, statistics_count_buggy_iterations_when_exploring_past_the_first_bug) {
+  const auto r = heddle::explore(quiet({.iterations = 400, .stop_on_first_bug = false}), racy_increments);
+  EXPECT_EQ(r.stats.iterations, 400u);
+  EXPECT_GT(r.stats.buggy_iterations, 0u);
+  EXPECT_LT(r.stats.buggy_iterations, 400u);
+}
