@@ -73,7 +73,12 @@ class strategy {
   virtual std::string stop_reason() const { return {}; }
 };
 
+// What strategies take from the run's options besides their spec.
+struct strategy_config {
+  std::uint64_t fair_after = 10000;  // fair(S): steps of S before random takes over
+};
+
 // Builds a strategy from its spec; throws heddle::usage_error naming the problem.
-std::unique_ptr<strategy> make_strategy(std::string_view spec);
+std::unique_ptr<strategy> make_strategy(std::string_view spec, const strategy_config& config = {});
 
 }  // namespace heddle::detail

@@ -20,10 +20,13 @@ unsigned parse_count(std::string_view spec, std::string_view arg, unsigned low, 
   return value;
 }
 
+// A spec is `name`, `name:argument` or `name(inner spec)`; `arg` is what
+// follows the colon or stands between the parentheses.
 struct entry {
   std::string_view name;
   std::string_view usage;
-  std::unique_ptr<strategy> (*make)(std::string_view spec, std::optional<std::string_view> arg);
+  std::unique_ptr<strategy> (*make)(std::string_view spec, std::optional<std::string_view> arg,
+                                    const strategy_config& config);
 };
 
 void no_argument(std::string_view spec, std::optional<std::string_view> arg) {
@@ -32,25 +35,34 @@ void no_argument(std::string_view spec, std::optional<std::string_view> arg) {
 
 const entry registry[] = {
     {"random", "random",
-     [](std::string_view spec, std::optional<std::string_view> arg) {
+     [](std::string_view spec, std::optional<std::string_view> arg, const strategy_config&) {
        no_argument(spec, arg);
        return make_random_strategy();
      }},
     {"pct", "pct:D (D = depth, 1..100)",
-     [](std::string_view spec, std::optional<std::string_view> arg) {
+     [](std::string_view spec, std::optional<std::string_view> arg, const strategy_config&) {
        return make_pct_strategy(arg ? parse_count(spec, *arg, 1, 100) : 3);
      }},
 };
 
 }  // namespace
 
-std::unique_ptr<strategy> make_strategy(std::string_view spec) {
+std::unique_ptr<strategy> make_strategy(std::string_view spec, const strategy_config& config) {
+  std::string_view name = spec;
+  std::optional<std::string_view> arg;
+  const auto open = spec.find('(');
   const auto colon = spec.find(':');
-  const std::string_view name = spec.substr(0, colon);
-  const std::optional<std::string_view> arg =
-      colon == std::string_view::npos ? std::nullopt : std::optional(spec.substr(colon + 1));
+  if (open != std::string_view::npos && (colon == std::string_view::npos || open < colon)) {
+    if (!spec.ends_with(')'))
+      throw usage_error(fmt::format("bad strategy spec '{}': missing ')'", spec));
+    name = spec.substr(0, open);
+    arg = spec.substr(open + 1, spec.size() - open - 2);
+  } else if (colon != std::string_view::npos) {
+    name = spec.substr(0, colon);
+    arg = spec.substr(colon + 1);
+  }
   for (const entry& e : registry)
-    if (e.name == name) return e.make(spec, arg);
+    if (e.name == name) return e.make(spec, arg, config);
   std::string known;
   for (const entry& e : registry) known += fmt::format("{}{}", known.empty() ? "" : ", ", e.usage);
   throw usage_error(fmt::format("unknown strategy '{}' (known: {})", spec, known));
