@@ -43,6 +43,16 @@ const entry registry[] = {
      [](std::string_view spec, std::optional<std::string_view> arg, const strategy_config&) {
        return make_pct_strategy(arg ? parse_count(spec, *arg, 1, 100) : 3);
      }},
+    {"ql", "ql",
+     [](std::string_view spec, std::optional<std::string_view> arg, const strategy_config&) {
+       no_argument(spec, arg);
+       return make_ql_strategy();
+     }},
+    {"surw", "surw",
+     [](std::string_view spec, std::optional<std::string_view> arg, const strategy_config&) {
+       no_argument(spec, arg);
+       return make_surw_strategy();
+     }},
 };
 
 }  // namespace

@@ -11,6 +11,8 @@ namespace heddle::detail {
 
 std::unique_ptr<strategy> make_random_strategy();
 std::unique_ptr<strategy> make_pct_strategy(unsigned depth);
+std::unique_ptr<strategy> make_ql_strategy();
+std::unique_ptr<strategy> make_surw_strategy();
 
 // Follows recorded decisions and checks each against what the program does.
 class replay_strategy final : public strategy {
