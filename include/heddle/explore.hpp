@@ -34,6 +34,7 @@ struct statistics {
   std::uint64_t max_enabled = 0;     // most operations enabled at one decision
   std::chrono::nanoseconds elapsed{0};
   bool exhausted = false;  // the strategy explored its whole space
+  std::uint64_t schedules = 0;  // complete schedules a systematic strategy (dfs, dpor) explored
   double iterations_per_second() const;
 };
 

@@ -71,6 +71,11 @@ class strategy {
   // True once a systematic strategy has explored its whole space.
   virtual bool exhausted() const { return false; }
   virtual std::string stop_reason() const { return {}; }
+  // Systematic strategies: complete schedules explored so far (an iteration a
+  // strategy stopped is none), and why the search cannot go on (a program that
+  // does not replay deterministically), which ends the run.
+  virtual std::uint64_t schedules_explored() const { return 0; }
+  virtual std::string search_error() const { return {}; }
 };
 
 // What strategies take from the run's options besides their spec.

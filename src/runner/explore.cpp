@@ -179,13 +179,22 @@ result explore(const options& given, std::function<void()> body, const test_iden
       if (opts.stop_on_first_bug) break;
     }
     if (res.divergence) break;
-    if ((outcome.stopped || chosen->exhausted()) && replaying == nullptr) {
-      stats.exhausted = chosen->exhausted();
-      break;
+    // A strategy that stops an iteration (dpor in a sleep-set-blocked one) drops
+    // that schedule only; the run ends when the search is exhausted or cannot go on.
+    if (replaying == nullptr) {
+      if (const std::string error = chosen->search_error(); !error.empty()) {
+        res.divergence = fmt::format("{} stopped: {}", chosen->describe(), error);
+        break;
+      }
+      if (chosen->exhausted()) {
+        stats.exhausted = true;
+        break;
+      }
     }
     if (opts.time_budget.count() > 0 && std::chrono::steady_clock::now() >= deadline) break;
   }
   if (stats.iterations == 0) stats.steps_min = 0;
+  stats.schedules = chosen->schedules_explored();
   stats.elapsed = std::chrono::steady_clock::now() - started;
   if (res.divergence && opts.print_report) std::fprintf(stderr, "heddle: %s\n", res.divergence->c_str());
   return res;

@@ -34,6 +34,18 @@ void no_argument(std::string_view spec, std::optional<std::string_view> arg) {
 }
 
 const entry registry[] = {
+    {"dfs", "dfs or dfs:pb=K (K = preemption bound, 0..20)",
+     [](std::string_view spec, std::optional<std::string_view> arg, const strategy_config&) {
+       if (!arg) return make_dfs_strategy(std::nullopt);
+       if (!arg->starts_with("pb="))
+         throw usage_error(fmt::format("bad strategy spec '{}': dfs takes only pb=K (a preemption bound)", spec));
+       return make_dfs_strategy(parse_count(spec, arg->substr(3), 0, 20));
+     }},
+    {"dpor", "dpor",
+     [](std::string_view spec, std::optional<std::string_view> arg, const strategy_config&) {
+       no_argument(spec, arg);
+       return make_dpor_strategy();
+     }},
     {"random", "random",
      [](std::string_view spec, std::optional<std::string_view> arg, const strategy_config&) {
        no_argument(spec, arg);

@@ -11,6 +11,9 @@ namespace heddle::detail {
 
 std::unique_ptr<strategy> make_random_strategy();
 std::unique_ptr<strategy> make_pct_strategy(unsigned depth);
+// Exhaustive search (dfs.cpp, dpor.cpp); no bound = plain dfs.
+std::unique_ptr<strategy> make_dfs_strategy(std::optional<unsigned> preemption_bound);
+std::unique_ptr<strategy> make_dpor_strategy();
 std::unique_ptr<strategy> make_ql_strategy();
 std::unique_ptr<strategy> make_surw_strategy();
 
