@@ -7,7 +7,7 @@ namespace heddle::detail {
 
 namespace ctx = boost::context;
 
-fiber_backend::fiber_backend(std::size_t stack_size) : pool_(stack_size) {}
+fiber_backend::fiber_backend(std::size_t stack_size) : pool_(stack_pool::for_this_thread(stack_size)) {}
 
 fiber_backend::~fiber_backend() = default;
 
@@ -38,8 +38,7 @@ void fiber_backend::create(std::size_t index) {
 }
 
 void fiber_backend::switch_to(std::size_t from, std::size_t to) {
-  slot& target = at(to);
-  if (!target.created) create(to);
+  if (to >= slots_.size() || !slots_[to].created) create(to);
   from_ = from;
   ctx::fiber back = std::move(slots_[to].context).resume();
   // Resumed: `from_` now names whoever switched to us.

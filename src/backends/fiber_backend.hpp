@@ -36,7 +36,7 @@ class fiber_backend final : public backend {
   void create(std::size_t index);
   slot& at(std::size_t index);
 
-  stack_pool pool_;
+  stack_pool& pool_;  // this thread's, shared with later runs
   std::vector<slot> slots_;
   operation_main main_ = nullptr;
   void* engine_ = nullptr;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <memory>
 #include <new>
 #include <system_error>
 
@@ -72,6 +73,16 @@ boost::context::stack_context stack_pool::allocate() {
 void stack_pool::deallocate(boost::context::stack_context& sc) noexcept {
   char* top = static_cast<char*>(sc.sp);
   free_.push_back({top - usable_ - page_, usable_ + page_});
+}
+
+stack_pool& stack_pool::for_this_thread(std::size_t usable_size) {
+  thread_local std::vector<std::unique_ptr<stack_pool>> pools;
+  const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  const std::size_t rounded = std::max<std::size_t>((usable_size + page - 1) / page * page, 4 * page);
+  for (auto& p : pools)
+    if (p->usable_size() == rounded) return *p;
+  pools.push_back(std::make_unique<stack_pool>(usable_size));
+  return *pools.back();
 }
 
 bool stack_pool::is_guard_page(const void* address) noexcept {

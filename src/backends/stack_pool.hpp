@@ -22,6 +22,10 @@ class stack_pool {
   void deallocate(boost::context::stack_context& sc) noexcept;
   std::size_t usable_size() const noexcept { return usable_; }
 
+  // The pool of this OS thread for stacks of `usable_size` bytes, kept across
+  // explore() calls so a suite of many small tests maps its stacks once.
+  static stack_pool& for_this_thread(std::size_t usable_size);
+
   // Async-signal-safe: does `address` fall in the guard page of any pooled stack?
   static bool is_guard_page(const void* address) noexcept;
 

@@ -116,6 +116,7 @@ void engine::reset() {
   ending_ = false;
   unwinding_ = false;
   user_state_hash_ = 0;
+  enabled_.clear();
   outcome_.found.reset();
   outcome_.steps.clear();
   outcome_.hit_max_steps = false;
@@ -182,6 +183,7 @@ operation_id engine::spawn(std::function<void()> body, std::string name, relatio
   op.deadline.reset();
   op.reason = wake_reason::signaled;
   op.woken_by = 0;
+  enabled_.push_back(pending_of(op));  // ids grow: stays ascending
   return id;
 }
 
@@ -214,6 +216,7 @@ std::size_t engine::finish_running() {
   const operation_id me = running_;
   ops_[me].status = op_status::finished;
   ops_[me].point = point_kind::finish;
+  unlist_enabled(me);
   signal(ops_[me].self);
   if (unwinding_) return 0;
   const operation_id next = decide();
@@ -227,7 +230,8 @@ bool engine::finished(operation_id op) const {
 
 void engine::join(operation_id target, const std::source_location& where) {
   const object_id self = ops_[target].self;
-  point(point_kind::join, self, where);
+  // One decision either way: a point when the target has finished, else the wait.
+  if (finished(target)) point(point_kind::join, self, where);
   while (!finished(target)) {
     const object_id objects[] = {self};
     wait(objects, wait_mode::one, std::nullopt, point_kind::join, where);
@@ -246,6 +250,7 @@ void engine::point(point_kind kind, object_id object, const std::source_location
   op.point = kind;
   op.object = object;
   op.where = where;
+  refresh_enabled(op);
   reschedule();
 }
 
@@ -264,22 +269,46 @@ void engine::after_resume() {
   if (op.unwind_requested && std::uncaught_exceptions() == 0 && may_throw_at(op.point)) throw_abort();
 }
 
-void engine::collect_enabled() {
-  // Written in place into a buffer that only grows: this runs at every decision.
-  if (enabled_.size() < op_count_) enabled_.resize(op_count_ * 2);
-  std::size_t n = 0;
-  for (operation_id id = 1; id < op_count_; ++id) {
-    const operation& op = ops_[id];
-    const bool timed = op.status == op_status::blocked && op.deadline.has_value();
-    if (op.status == op_status::enabled || timed) enabled_[n++] = {id, op.chain, op.parent, op.point, op.object, timed};
+// The enabled set is kept up to date as operations change state, not rebuilt
+// at each decision. Invariant: enabled_ holds, ascending by id, exactly the
+// operations that are enabled or blocked with a deadline, each entry with the
+// operation's current pending point.
+void engine::list_enabled(const operation& op) {
+  std::size_t at = enabled_.size();
+  while (at > 0 && enabled_[at - 1].id > op.id) --at;
+  if (at > 0 && enabled_[at - 1].id == op.id) {
+    refresh_enabled(op);
+    return;
   }
-  enabled_count_ = n;
+  enabled_.insert(enabled_.begin() + static_cast<std::ptrdiff_t>(at), pending_of(op));
+}
+
+void engine::unlist_enabled(operation_id id) {
+  for (auto it = enabled_.begin(); it != enabled_.end(); ++it)
+    if (it->id == id) {
+      enabled_.erase(it);
+      return;
+    }
+}
+
+void engine::refresh_enabled(const operation& op) {
+  for (pending_operation& p : enabled_)
+    if (p.id == op.id) {
+      p.point = op.point;
+      p.object = op.object;
+      p.timed = op.status == op_status::blocked && op.deadline.has_value();
+      return;
+    }
+}
+
+pending_operation engine::pending_of(const operation& op) {
+  return {op.id, op.chain, op.parent, op.point, op.object,
+          op.status == op_status::blocked && op.deadline.has_value()};
 }
 
 operation_id engine::decide() {
   if (ending_) return 0;
-  collect_enabled();
-  if (enabled_count_ == 0) {
+  if (enabled_.empty()) {
     detect_deadlock();
     return 0;
   }
@@ -291,18 +320,18 @@ operation_id engine::decide() {
       report(bug_kind::livelock,
              fmt::format("the iteration reached {} steps with {} operation(s) still enabled "
                          "and none finishing (--max-steps, --fail-on-max-steps)",
-                         config_.max_steps, enabled_count_),
+                         config_.max_steps, enabled_.size()),
              op.where, false);
     }
     ending_ = true;
     return 0;
   }
-  outcome_.max_enabled = std::max<std::uint64_t>(outcome_.max_enabled, enabled_count_);
-  const decision_context ctx{{enabled_.data(), enabled_count_}, running_, step, op_count_ - 1, user_state_hash_};
+  outcome_.max_enabled = std::max<std::uint64_t>(outcome_.max_enabled, enabled_.size());
+  const decision_context ctx{enabled_, running_, step, op_count_ - 1, user_state_hash_};
   const std::optional<std::size_t> pick = strategy_->next_operation(ctx);
-  if (!pick || *pick >= enabled_count_) {
+  if (!pick || *pick >= enabled_.size()) {
     outcome_.stopped = pick ? fmt::format("the strategy chose index {} of {} enabled operations at step {}",
-                                          *pick, enabled_count_, step)
+                                          *pick, enabled_.size(), step)
                             : strategy_->stop_reason();
     ending_ = true;
     return 0;
@@ -378,6 +407,8 @@ wake_reason engine::wait(std::span<const object_id> objects, wait_mode mode,
     op.status = op_status::blocked;
     op.woken_by = 0;
     for (object_id o : objects) objects_[o].waiters.push_back(me);
+    if (deadline) refresh_enabled(op);  // stays choosable: its deadline may pass
+    else unlist_enabled(me);
   }
   reschedule();
   return ops_[me].reason;
@@ -398,9 +429,11 @@ void engine::wake(operation& op, object_id by, wake_reason reason) {
   op.deadline.reset();
   op.reason = reason;
   op.woken_by = by;
+  list_enabled(op);
 }
 
 void engine::signal(object_id object) {
+  if (objects_[object].waiters.empty()) return;  // the common, uncontended case
   // Waking edits waiter lists, including this one: work on a copy.
   woken_scratch_.assign(objects_[object].waiters.begin(), objects_[object].waiters.end());
   for (operation_id w : woken_scratch_) {
@@ -448,9 +481,7 @@ std::uint64_t engine::choose(const choice& c, const std::source_location& where)
     ops_[running_].where = where;
     reschedule();  // decide() applies the max-steps policy and ends the iteration
   }
-  collect_enabled();
-  const decision_context ctx{{enabled_.data(), enabled_count_}, running_, outcome_.steps.size(), op_count_ - 1,
-                             user_state_hash_};
+  const decision_context ctx{enabled_, running_, outcome_.steps.size(), op_count_ - 1, user_state_hash_};
   const std::optional<std::uint64_t> value = strategy_->next_value(ctx, c);
   if (!value || *value >= c.bound) {
     outcome_.stopped = value ? fmt::format("the strategy chose {} for a choice below {}", *value, c.bound)
@@ -488,6 +519,7 @@ void engine::unwind_all() {
     if (!op.started) {
       op.body = nullptr;  // its captures are destroyed here, with models inert
       op.status = op_status::finished;
+      unlist_enabled(id);
       continue;
     }
     if (op.status == op_status::blocked) wake(op, 0, wake_reason::signaled);

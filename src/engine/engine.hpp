@@ -167,7 +167,10 @@ class engine {
   void reschedule();
   // Chooses the next operation, or 0 when the iteration must end.
   operation_id decide();
-  void collect_enabled();
+  void list_enabled(const operation& op);
+  void unlist_enabled(operation_id id);
+  void refresh_enabled(const operation& op);
+  static pending_operation pending_of(const operation& op);
   void detect_deadlock();
   void wake(operation& op, object_id by, wake_reason reason);
   void unlink_waiter(operation& op);
@@ -188,8 +191,7 @@ class engine {
   std::vector<object_state> objects_;  // index = object id; 0 unused
   operation_id op_count_ = 1;
   object_id object_count_ = 1;
-  std::vector<pending_operation> enabled_;  // the first enabled_count_ are valid
-  std::size_t enabled_count_ = 0;
+  std::vector<pending_operation> enabled_;  // see list_enabled() for its invariant
   std::vector<operation_id> woken_scratch_;
   // The running operation and the unwinding flag live in this thread's
   // control block, where the model API reads them without a call.

@@ -107,8 +107,10 @@ crash_guard::crash_guard(const engine& e, trace_header header, std::string direc
   header_after_iteration_ = encode_header(header_, true);
   if (const auto slash = directory_.rfind('/'); slash != std::string::npos) parent_directory_ = directory_.substr(0, slash);
   const std::size_t reserve = std::min<std::size_t>(4096 + header_.max_steps * 24, max_reserved);
-  raw_.resize(reserve);
-  text_.resize(reserve / 3 * 4 + 64);
+  raw_size_ = reserve;
+  raw_.reset(new char[raw_size_]);  // default-initialized: no page is touched yet
+  text_size_ = reserve / 3 * 4 + 64;
+  text_.reset(new char[text_size_]);
   alternate_stack_.resize(std::max<std::size_t>(SIGSTKSZ, 64 * 1024));
   previous_ = active_guard;
   if (previous_ == nullptr) {
@@ -181,7 +183,7 @@ void crash_guard::on_fatal_signal(int signal, const void* address) noexcept {
   }
 
   // The trace, in the compact encoding of trace_compact.cpp.
-  sink w{raw_.data(), raw_.size()};
+  sink w{raw_.get(), raw_size_};
   w.append(header_before_iteration_);
   w.u(header_.iteration);
   w.append(header_after_iteration_);
@@ -210,7 +212,7 @@ void crash_guard::on_fatal_signal(int signal, const void* address) noexcept {
                    : "heddle: no --out directory: the schedule was not saved\n");
     return;
   }
-  sink t{text_.data(), text_.size()};
+  sink t{text_.get(), text_size_};
   for (char c : std::string_view("heddle:1:")) t.byte(static_cast<std::uint8_t>(c));
   std::size_t i = 0;
   for (; i + 3 <= w.size; i += 3) {
@@ -245,7 +247,7 @@ void crash_guard::on_fatal_signal(int signal, const void* address) noexcept {
       if (errno == EEXIST) continue;
       break;
     }
-    (void)!::write(fd, text_.data(), t.size);
+    (void)!::write(fd, text_.get(), t.size);
     ::close(fd);
     put("  the schedule that led here is saved in ");
     put(path);

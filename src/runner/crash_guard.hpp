@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -41,8 +42,12 @@ class crash_guard {
   // between them: encoding once keeps begin_iteration() off the hot path.
   std::string header_before_iteration_;
   std::string header_after_iteration_;
-  std::vector<char> raw_;     // scratch for the encoded trace
-  std::vector<char> text_;    // scratch for its base64 form
+  // Scratch for the encoded trace and its base64 form, reserved up front but
+  // not zeroed: pages are only touched (made resident) by a crash.
+  std::unique_ptr<char[]> raw_;
+  std::size_t raw_size_ = 0;
+  std::unique_ptr<char[]> text_;
+  std::size_t text_size_ = 0;
   std::vector<char> alternate_stack_;
   crash_guard* previous_ = nullptr;
   bool active_ = false;
