@@ -1,7 +1,7 @@
 // heddle::barrier (DESIGN.md section 8): std::barrier under control. arrive
 // is a scheduling point (signal), wait one (wait) that blocks until the
-// token's phase completes. The arrival that completes a phase runs the
-// completion function, in its own operation, before any waiter is released.
+// token's phase completes. The operation whose arrival completes a phase runs
+// the completion function, before any waiter is released.
 // Outside an iteration it forwards to std::barrier, which calls the same
 // completion function.
 //

@@ -155,8 +155,8 @@ int try_lock_many(std::source_location loc, Ls&... ls) {
 
 }  // namespace detail
 
-// heddle::lock(a, b, ...): locks all without deadlock, like std::lock. Up to
-// four lockables carry the caller's location; more use this header's.
+// heddle::lock(a, b, ...): locks all without deadlock, like std::lock. The
+// two- and three-lockable forms carry the caller's location; more use this header's.
 template <detail::basic_lockable L1, detail::basic_lockable L2>
 void lock(L1& a, L2& b, std::source_location loc = std::source_location::current()) {
   detail::lock_many(loc, a, b);
