@@ -177,7 +177,9 @@ void run_into(future_state<R>& s, F&& f, std::source_location loc) {
       s.set_value(loc, std::forward<F>(f)());
     }
   } catch (...) {
-    if (unwinding()) throw;  // the engine is ending the iteration: not the callable's result
+    // The engine is ending the iteration (a bug, maybe in this very callable):
+    // that is not the callable's result.
+    if (unwinding() || is_unwind_exception(std::current_exception())) throw;
     s.set_exception(std::current_exception(), loc);
   }
 }

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <source_location>
 #include <span>
@@ -189,6 +190,11 @@ bool spurious_cas_failures_enabled() noexcept;
 // The same for places that must not throw (destructors): records the bug and
 // returns; the iteration ends at the running operation's next scheduling point.
 void flag_misuse(std::string message, std::source_location loc = std::source_location::current());
+// True for the exception the engine throws to end an iteration. A model that
+// catches everything (to store a callable's exception in a future, say) must
+// rethrow this one.
+bool is_unwind_exception(const std::exception_ptr& e) noexcept;
+
 // True while the engine unwinds an iteration: models must skip misuse checks
 // (the first bug wins) and must not block.
 inline bool unwinding() noexcept { return detail::control.unwinding; }

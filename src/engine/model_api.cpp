@@ -159,6 +159,17 @@ bool spurious_cas_failures_enabled() noexcept {
   return e != nullptr && e->config().spurious_cas_failures;
 }
 
+bool is_unwind_exception(const std::exception_ptr& e) noexcept {
+  if (!e) return false;
+  try {
+    std::rethrow_exception(e);
+  } catch (const detail::iteration_abort&) {
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
+
 void report_misuse(std::string message, std::source_location loc) {
   engine* e = controlling();
   if (e == nullptr) die_outside_control("API misuse", message, loc);

@@ -486,3 +486,14 @@ TEST(engine, statistics_count_buggy_iterations_when_exploring_past_the_first_bug
   EXPECT_GT(r.stats.buggy_iterations, 0u);
   EXPECT_LT(r.stats.buggy_iterations, 400u);
 }
+
+TEST(engine, an_assertion_inside_an_async_task_is_the_bug_not_the_futures_exception) {
+  const auto r = heddle::explore(quiet({.iterations = 20}), [] {
+    auto f = heddle::async(heddle::launch::async, [] { HEDDLE_ASSERT(1 + 1 == 3); });
+    f.get();
+  });
+  ASSERT_TRUE(r.bug);
+  EXPECT_EQ(r.bug->kind, heddle::bug_kind::assertion);
+  EXPECT_EQ(r.bug->message, "assertion failed: 1 + 1 == 3");
+  EXPECT_EQ(r.bug->operation, 2u);
+}
