@@ -6,6 +6,10 @@
 // environment variables, --heddle_* flags of a test binary (set by the CLI).
 // Every option that changes how an iteration executes is written into the trace
 // header, so a replay runs under the same rules.
+// Designated initializers must name fields in declaration order: iterations,
+// time_budget, strategy, seed, max_steps, fail_on_max_steps, spurious_wakeups,
+// spurious_cas_failures, stack_size, fair_after, stop_on_first_bug,
+// print_report, out, replay.
 #pragma once
 
 #include <chrono>
@@ -20,7 +24,7 @@ struct options {
   // Stop after this much wall-clock time; zero means no limit.
   std::chrono::milliseconds time_budget{0};
   // Strategy spec (DESIGN.md section 7): "random", "pct:3", ...
-  std::string strategy = "random";
+  std::string strategy = "portfolio";
   // Run seed; iteration i uses a seed derived from (seed, i).
   std::uint64_t seed = 0x6865646466ull;
   // Decisions per iteration before the max-steps policy applies.
@@ -34,6 +38,9 @@ struct options {
   bool spurious_cas_failures = true;
   // Stack size of each operation's fiber, in bytes (rounded up to pages).
   std::size_t stack_size = 256 * 1024;
+  // fair(S): steps of each iteration left to S before uniform random takes
+  // over, so every enabled operation keeps running (liveness checks).
+  std::uint64_t fair_after = 10000;
   // Stop at the first bug.
   bool stop_on_first_bug = true;
   // Print the bug report to stderr when a bug is found.

@@ -111,7 +111,7 @@ result explore(const options& given, std::function<void()> body, const test_iden
     replaying = r.get();
     chosen = std::move(r);
   } else {
-    chosen = detail::make_strategy(opts.strategy);
+    chosen = detail::make_strategy(opts.strategy, {.fair_after = opts.fair_after});
   }
 
   detail::fiber_backend fibers(opts.stack_size);

@@ -41,6 +41,7 @@ const option_entry table[] = {
        if (o.stack_size < 16384) throw usage_error(fmt::format("bad value '{}' for {}: at least 16384 bytes", v, w));
      }},
     {"out", [](options& o, std::string_view v, std::string_view) { o.out = std::string(v); }},
+    {"fair_after", [](options& o, std::string_view v, std::string_view w) { o.fair_after = parse_unsigned(v, w); }},
     {"stop_on_first_bug", [](options& o, std::string_view v, std::string_view w) { o.stop_on_first_bug = parse_bool(v, w); }},
     {"print_report", [](options& o, std::string_view v, std::string_view w) { o.print_report = parse_bool(v, w); }},
     {"replay", [](options& o, std::string_view v, std::string_view) { o.replay = std::string(v); }},

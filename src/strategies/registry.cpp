@@ -55,6 +55,29 @@ const entry registry[] = {
      [](std::string_view spec, std::optional<std::string_view> arg, const strategy_config&) {
        return make_pct_strategy(arg ? parse_count(spec, *arg, 1, 100) : 3);
      }},
+    {"prob", "prob:N (N = coin flips, 1..30)",
+     [](std::string_view spec, std::optional<std::string_view> arg, const strategy_config&) {
+       return make_prob_strategy(arg ? parse_count(spec, *arg, 1, 30) : 2);
+     }},
+    {"pctt", "pctt:D (D = depth, 1..100)",
+     [](std::string_view spec, std::optional<std::string_view> arg, const strategy_config&) {
+       return make_pctt_strategy(arg ? parse_count(spec, *arg, 1, 100) : 3);
+     }},
+    {"pos", "pos",
+     [](std::string_view spec, std::optional<std::string_view> arg, const strategy_config&) {
+       no_argument(spec, arg);
+       return make_pos_strategy();
+     }},
+    {"db", "db:D (D = delays, 1..100)",
+     [](std::string_view spec, std::optional<std::string_view> arg, const strategy_config&) {
+       return make_delay_bounding_strategy(arg ? parse_count(spec, *arg, 1, 100) : 2);
+     }},
+    {"fair", "fair(S) or fair(S,after=N)", make_fair_strategy},
+    {"portfolio", "portfolio",
+     [](std::string_view spec, std::optional<std::string_view> arg, const strategy_config& config) {
+       no_argument(spec, arg);
+       return make_portfolio_strategy(config);
+     }},
     {"ql", "ql",
      [](std::string_view spec, std::optional<std::string_view> arg, const strategy_config&) {
        no_argument(spec, arg);

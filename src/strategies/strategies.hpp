@@ -14,6 +14,16 @@ std::unique_ptr<strategy> make_pct_strategy(unsigned depth);
 // Exhaustive search (dfs.cpp, dpor.cpp); no bound = plain dfs.
 std::unique_ptr<strategy> make_dfs_strategy(std::optional<unsigned> preemption_bound);
 std::unique_ptr<strategy> make_dpor_strategy();
+std::unique_ptr<strategy> make_prob_strategy(unsigned flips);
+std::unique_ptr<strategy> make_pctt_strategy(unsigned depth);
+std::unique_ptr<strategy> make_pos_strategy();
+std::unique_ptr<strategy> make_delay_bounding_strategy(unsigned delays);
+// `arg` is what stands between the parentheses of fair(...), if anything.
+std::unique_ptr<strategy> make_fair_strategy(std::string_view spec, std::optional<std::string_view> arg,
+                                             const strategy_config& config);
+std::unique_ptr<strategy> make_portfolio_strategy(const strategy_config& config);
+// The spec of the portfolio member that runs iteration `iteration`.
+std::string portfolio_member(std::uint64_t iteration);
 std::unique_ptr<strategy> make_ql_strategy();
 std::unique_ptr<strategy> make_surw_strategy();
 

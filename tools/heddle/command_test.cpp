@@ -61,8 +61,9 @@ void validate(const test_arguments& a) {
   check(a.time_budget, "time_budget", "--time-budget");
   check(a.seed, "seed", "--seed");
   check(a.max_steps, "max_steps", "--max-steps");
+  check(a.fair_after, "fair_after", "--fair-after");
   check(a.stack_size, "stack_size", "--stack-size");
-  if (a.strategy) (void)detail::make_strategy(*a.strategy);
+  if (a.strategy) (void)detail::make_strategy(*a.strategy, {.fair_after = checked.fair_after});
 }
 
 std::string output_directory(const test_arguments& a) {
@@ -94,6 +95,7 @@ std::vector<std::string> binary_arguments(const test_arguments& a, const std::ve
   pass(a.strategy, "strategy");
   pass(a.seed, "seed");
   pass(a.max_steps, "max_steps");
+  pass(a.fair_after, "fair_after");
   pass(a.stack_size, "stack_size");
   if (a.fail_on_max_steps) argv.push_back("--heddle_fail_on_max_steps=1");
   return argv;
@@ -153,6 +155,14 @@ void print_text_summary(const std::vector<test_outcome>& tests, const std::strin
   fmt::print("\nheddle: summary of {} ({} test{})\n", program, tests.size(), tests.size() == 1 ? "" : "s");
   for (const test_outcome& t : tests) {
     if (t.status == "passed") {
+      const json stats = t.record.value("stats", json::object());
+      if (stats.value("exhausted", false)) {
+        // A systematic strategy covered every schedule: a verified verdict.
+        const std::uint64_t schedules = stats.value("iterations", std::uint64_t{0});
+        fmt::print("  {}  passed: explored all {} schedule{} (verified)\n", t.id, schedules, schedules == 1 ? "" : "s");
+        fmt::print("      {}\n", stats_text(t.record));
+        continue;
+      }
       fmt::print("  {}  passed: no bug in {}\n", t.id, stats_text(t.record));
       continue;
     }

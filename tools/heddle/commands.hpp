@@ -21,7 +21,7 @@ struct test_arguments {
   std::string program;
   std::string filter;
   // Option values exactly as typed; validated before the binary runs.
-  std::optional<std::string> iterations, time_budget, strategy, seed, max_steps, stack_size, out;
+  std::optional<std::string> iterations, time_budget, strategy, seed, max_steps, fair_after, stack_size, out;
   bool fail_on_max_steps = false;
   std::string format = "text";
 };

@@ -51,10 +51,11 @@ int main(int argc, char** argv) {
   add_filter(test_command, test.filter);
   test_command->add_option("--iterations", test.iterations, "Iterations per test, at most (default: the test's own)");
   test_command->add_option("--time-budget", test.time_budget, "Wall-clock limit per test: 30s, 500ms, 5m, 1h");
-  test_command->add_option("--strategy", test.strategy, "Exploration strategy: random, pct:D, ...");
+  test_command->add_option("--strategy", test.strategy, "Exploration strategy: portfolio (default), random, pct:D, ...");
   test_command->add_option("--seed", test.seed, "Run seed (decimal or 0x hex), for a repeatable run");
   test_command->add_option("--max-steps", test.max_steps, "Decisions per iteration before it ends");
   test_command->add_flag("--fail-on-max-steps", test.fail_on_max_steps, "Report reaching --max-steps as a livelock");
+  test_command->add_option("--fair-after", test.fair_after, "Steps of fair(S)'s strategy S per iteration before random");
   test_command->add_option("--stack-size", test.stack_size, "Stack size of each operation, in bytes");
   test_command->add_option("--out", test.out, "Directory for bug traces (default: $HEDDLE_OUT or heddle-out)");
   test_command->add_option("--format", test.format, "Summary format: text, or json on stdout")
