@@ -145,7 +145,6 @@ std::string stats_text(const json& record) {
   const double seconds = stats.value("seconds", 0.0);
   std::string text = fmt::format("{} iteration{} in {:.2f} s", iterations, iterations == 1 ? "" : "s", seconds);
   if (seconds > 0) text += fmt::format(" ({:.0f}/s)", static_cast<double>(iterations) / seconds);
-  if (stats.value("exhausted", false)) text += ", search space exhausted";
   if (const auto hits = stats.value("max_steps_hits", std::uint64_t{0}); hits > 0)
     text += fmt::format(", {} ended at --max-steps", hits);
   return text;
