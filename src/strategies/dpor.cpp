@@ -361,27 +361,41 @@ void dpor_strategy::analyze() {
   clocks_.assign(n * width_, 0);
   std::vector<std::size_t> last_of(width_, no_step);
   std::vector<std::uint32_t> count(width_, 0);
-  std::vector<std::vector<std::size_t>> touching;  // by object: visible steps on it
-  std::vector<std::size_t> globals, visible;
+  std::vector<std::vector<std::size_t>> touching;  // by object: visible steps on it, in order
+  std::vector<std::size_t> globals, visible, finish_of(width_, no_step);
   auto join_into = [this](std::size_t j, const std::uint32_t* c) {
     if (c == nullptr) return;
     std::uint32_t* mine = clock(j);
     for (std::size_t k = 0; k < width_; ++k) mine[k] = std::max(mine[k], c[k]);
   };
-  // Earlier visible steps that may depend on step j.
+  auto writes = [this](std::size_t i, object_id o) {
+    const footprint& f = events_[i].f;
+    return f.blocked_on == o || mode_of(f.kind) == access::write;
+  };
+  // Earlier visible steps that may depend on step j, as far back as the
+  // latest write to each of its objects: everything older on that object
+  // happens before that write.
   auto candidates = [&](std::size_t j, auto&& visit) {
     const footprint& f = events_[j].f;
     if (f.global) {
-      for (std::size_t i : visible) visit(i);
+      for (std::size_t i : visible)
+        if (i < j) visit(i);
       return;
     }
-    for (std::size_t i : globals) visit(i);
-    for (object_id o : {f.object, f.blocked_on})
-      if (o != 0 && o < touching.size())
-        for (std::size_t i : touching[o]) visit(i);
+    for (std::size_t i : globals)
+      if (i < j) visit(i);
+    for (object_id o : {f.object, f.blocked_on}) {
+      if (o == 0 || o >= touching.size()) continue;
+      const auto& list = touching[o];
+      for (auto it = std::lower_bound(list.begin(), list.end(), j); it != list.begin();) {
+        const std::size_t i = *--it;
+        visit(i);
+        if (writes(i, o)) break;
+      }
+    }
     if (f.kind == point_kind::join)
-      for (std::size_t i : visible)
-        if (events_[i].f.finishes && self_of(events_[i].f.op) == f.object) visit(i);
+      for (operation_id op = 1; op < width_; ++op)
+        if (finish_of[op] < j && self_of(op) == f.object) visit(finish_of[op]);
   };
 
   for (std::size_t j = 0; j < n; ++j) {
@@ -397,6 +411,7 @@ void dpor_strategy::analyze() {
     last_of[e.f.op] = j;
     visible.push_back(j);
     if (e.f.global) globals.push_back(j);
+    if (e.f.finishes) finish_of[e.f.op] = j;
     for (object_id o : {e.f.object, e.f.blocked_on})
       if (o != 0) {
         if (touching.size() <= o) touching.resize(o + 1);
@@ -425,7 +440,7 @@ void dpor_strategy::analyze() {
       const step_event& a = events_[i];
       if (e.f.kind == point_kind::join && e.f.object == self_of(a.f.op)) continue;
       const bool woken_by = e.failed != no_step && i == e.waker;
-      const bool while_blocked = e.failed != no_step && i > e.failed;
+      const bool while_blocked = e.failed != no_step && i > e.failed && i < e.waker;
       const bool release_acquire = release_like(a.f.kind) && acquire_like(e.f.kind) && a.f.object == e.f.object;
       if (!while_blocked || woken_by) {
         if (!woken_by) reverse(i, j);
