@@ -130,8 +130,8 @@ table after a re-run: the suite and the strategies change.
 - **`random` and `prob:2`**: baselines. On this suite every other randomized
   strategy finds what they find, and more.
 - **A verdict rather than a search**: `dpor`. It covered the whole space of 16
-  of the 17 programs with at most 51 schedules (`dfs:pb=2` needed up to
-  20,556 for 16, and plain `dfs` finished 11), so "no bug" after it is a proof
+  of the 17 programs with at most 114 schedules (`dfs:pb=2` needed up to
+  20,556 for 16, and plain `dfs` finished 12), so "no bug" after it is a proof
   for that test. When even `dpor` hits the cap (`bounded_buffer_one_condition`
   here), `dfs:pb=2` still gives a bounded verdict (every schedule with at most
   two preemptions) on smaller programs; otherwise spend the time on a
