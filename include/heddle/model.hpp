@@ -176,8 +176,9 @@ std::uint64_t choose_int(std::uint64_t n, std::source_location loc = std::source
 // data choice that random strategies take with low probability.
 bool choose_rare(point_kind kind, const resource& object,
                  std::source_location loc = std::source_location::current());
-// Mixes a value into the fingerprint of the program's state that learning
-// strategies (ql) use, e.g. a hash of the data structure under test.
+// Tells learning strategies (ql) the current state of the data under test, as
+// a hash (e.g. of a queue's contents). Each call replaces the previous value, so
+// two schedules that reach the same data state get the same fingerprint.
 void state_hash(std::uint64_t value) noexcept;
 bool spurious_wakeups_enabled() noexcept;
 bool spurious_cas_failures_enabled() noexcept;

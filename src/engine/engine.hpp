@@ -132,10 +132,8 @@ class engine {
 
   std::uint64_t choose(const choice& c, const std::source_location& where);
 
-  // A value the test mixes into the state fingerprint (heddle::state_hash).
-  void mix_state_hash(std::uint64_t value) noexcept {
-    user_state_hash_ = (user_state_hash_ ^ value) * 0x100000001b3ull + 0x9e3779b97f4a7c15ull;
-  }
+  // The test's own summary of its current state (heddle::state_hash).
+  void set_state_hash(std::uint64_t value) noexcept { user_state_hash_ = value; }
 
   // The running operation is unwinding and the exception met a noexcept frame.
   bool abort_in_flight() const noexcept { return unwinding_ && running_ != 0 && ops_[running_].abort_in_flight; }

@@ -146,7 +146,7 @@ bool choose_rare(point_kind kind, const resource& object, std::source_location l
 }
 
 void state_hash(std::uint64_t value) noexcept {
-  if (engine* e = controlling()) e->mix_state_hash(value);
+  if (engine* e = controlling()) e->set_state_hash(value);
 }
 
 bool spurious_wakeups_enabled() noexcept {

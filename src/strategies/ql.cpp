@@ -7,7 +7,7 @@
 // - a state is a fingerprint of what the engine shows at a decision (every
 //   enabled operation with its pending point and object, whether its wait is
 //   timed, the operation that reached the point, how many operations exist) and
-//   the value the test mixed in with heddle::state_hash;
+//   the state the test last reported with heddle::state_hash;
 // - an action is the operation, by id, chosen to run from that state;
 // - the reward of the transition into state s' is -N(s'), N counting visits to
 //   s' over the whole run, so transitions into often-seen states are punished and
