@@ -191,6 +191,11 @@ bool spurious_cas_failures_enabled() noexcept;
 // The same for places that must not throw (destructors): records the bug and
 // returns; the iteration ends at the running operation's next scheduling point.
 void flag_misuse(std::string message, std::source_location loc = std::source_location::current());
+// Either of the two, whichever is possible: report_misuse, unless an exception
+// is already propagating (a lock guard's destructor while the iteration is
+// being unwound), in which case flag_misuse and return. The caller must cope
+// with returning.
+void misuse(std::string message, std::source_location loc = std::source_location::current());
 // True for the exception the engine throws to end an iteration. A model that
 // catches everything (to store a callable's exception in a future, say) must
 // rethrow this one.

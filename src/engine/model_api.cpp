@@ -178,6 +178,11 @@ void report_misuse(std::string message, std::source_location loc) {
   std::terminate();
 }
 
+void misuse(std::string message, std::source_location loc) {
+  if (std::uncaught_exceptions() > 0) return flag_misuse(std::move(message), loc);
+  report_misuse(std::move(message), loc);
+}
+
 void flag_misuse(std::string message, std::source_location loc) {
   engine* e = engine::current();
   if (e == nullptr) die_outside_control("API misuse", message, loc);

@@ -11,15 +11,6 @@ namespace heddle {
 
 namespace detail {
 
-namespace {
-// report_misuse throws to end the iteration; while an exception already
-// propagates (a lock's destructor during unwinding) it cannot, so then the bug
-// is recorded with flag_misuse and the caller returns.
-void misuse(std::string message, std::source_location loc) {
-  if (std::uncaught_exceptions() > 0) return flag_misuse(std::move(message), loc);
-  report_misuse(std::move(message), loc);
-}
-}  // namespace
 
 bool condition_state::spurious_wakeup(std::source_location loc) {
   return spurious_wakeups_enabled() && choose_rare(point_kind::wait, resource_, loc);

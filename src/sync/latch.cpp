@@ -8,15 +8,6 @@
 
 namespace heddle {
 
-namespace {
-// report_misuse throws to end the iteration; while an exception already
-// propagates (a lock's destructor during unwinding) it cannot, so then the bug
-// is recorded with flag_misuse and the caller returns.
-void misuse(std::string message, std::source_location loc) {
-  if (std::uncaught_exceptions() > 0) return flag_misuse(std::move(message), loc);
-  report_misuse(std::move(message), loc);
-}
-}  // namespace
 
 void latch::reset_if_stale() const noexcept {
   if (resource_.stale()) counter_ = initial_;

@@ -14,14 +14,6 @@ namespace detail {
 
 namespace {
 std::string text(std::string_view s) { return std::string(s); }
-
-// report_misuse throws to end the iteration; while an exception already
-// propagates (a lock's destructor during unwinding) it cannot, so then the bug
-// is recorded with flag_misuse and the caller returns.
-void misuse(std::string message, std::source_location loc) {
-  if (std::uncaught_exceptions() > 0) return flag_misuse(std::move(message), loc);
-  report_misuse(std::move(message), loc);
-}
 }  // namespace
 
 void exclusive_state::reset_if_stale() noexcept {
