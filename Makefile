@@ -11,7 +11,8 @@ PREFIX   ?= /usr/local
 
 # Debian 12 packages the build needs (tools and -dev libraries).
 PACKAGES := cmake ninja-build g++ make ccache libboost-context-dev libcli11-dev nlohmann-json3-dev \
-            libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev
+            libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev libdw-dev \
+            libconcurrentqueue-dev chromium
 
 .PHONY: all deps configure build test demo bench asan-test install clean
 
