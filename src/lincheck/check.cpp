@@ -1,0 +1,110 @@
+// check(): validates a declaration, generates scenarios from the seed, runs
+// each under the controlled scheduler, and on the first failure minimizes it
+// and builds the report. Also the GoogleTest glue of HEDDLE_LINCHECK_TEST.
+#include <chrono>
+#include <cstdio>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "heddle/explore.hpp"
+#include "lincheck/scenario.hpp"
+#include "strategies/rng.hpp"
+
+namespace heddle::lincheck {
+namespace {
+
+void validate(const declaration& d) {
+  const detail::erased_spec& s = d.erased;
+  const options& o = d.opts;
+  auto fail = [](std::string message) { throw declaration_error("heddle lincheck: " + message); };
+  if (!s.problems.empty()) fail(s.problems.front());
+  if (s.ops.empty()) fail("no operations declared: add at least one with .op(name, &Object::f, &Model::f, generators...)");
+  std::set<std::string> names;
+  for (const detail::operation_decl& op : s.ops) {
+    if (op.name.empty()) fail("an operation has an empty name");
+    if (!names.insert(op.name).second)
+      fail(fmt::format("two operations are named '{}': give each a distinct name", op.name));
+  }
+  if (o.threads == 0) fail("threads(0): the parallel part needs at least one thread");
+  if (o.ops_per_thread == 0) fail("ops_per_thread(0): each thread needs at least one call");
+  if (o.scenarios == 0) fail("scenarios(0): nothing would run");
+  if (o.iterations == 0) fail("iterations(0): each scenario needs at least one run");
+  const std::size_t calls = o.init_ops + o.threads * o.ops_per_thread + o.post_ops;
+  if (calls > 64)
+    fail(fmt::format("a scenario of {} calls ({} init + {} threads x {} + {} post) is more than the verifier's 64",
+                     calls, o.init_ops, o.threads, o.ops_per_thread, o.post_ops));
+  try {
+    (void)heddle::detail::make_strategy(o.strategy);
+  } catch (const usage_error& e) {
+    fail(e.what());
+  }
+  if (in_control()) fail("check() runs its own controlled executions: call it from a test, not inside heddle::explore");
+}
+
+}  // namespace
+
+result check(const declaration& d) {
+  validate(d);
+  const auto started = std::chrono::steady_clock::now();
+  const options& opts = d.opts;
+  detail::executor exec(d.erased, opts);
+  result res;
+  for (std::size_t s = 0; s < opts.scenarios; ++s) {
+    const std::uint64_t scenario_seed = heddle::detail::iteration_seed(opts.seed, s);
+    random_source r(scenario_seed);
+    scenario sc = detail::generate_scenario(d.erased, opts, r);
+    ++res.scenarios;
+    std::optional<detail::judgement> j = exec.explore(sc, scenario_seed, res.runs, res.skipped_runs);
+    if (!j) continue;
+    const std::size_t original_calls = sc.calls();
+    detail::failing_run f{std::move(sc), exec.last_run(), std::move(*j)};
+    if (opts.minimize) f = detail::minimize(exec, std::move(f), scenario_seed, res.runs);
+    failure out;
+    out.kind = f.verdict.kind;
+    out.bug = f.verdict.bug;
+    out.message = f.verdict.message;
+    out.scenario = detail::scenario_text(exec.names(), f.sc);
+    out.threads = f.sc.threads.size();
+    out.parallel_calls = f.sc.parallel_calls();
+    auto add = [&](const std::vector<actor>& actors) {
+      for (const actor& a : actors) out.operations.push_back(exec.names()[a.op]);
+    };
+    add(f.sc.init);
+    for (const auto& t : f.sc.threads) add(t);
+    add(f.sc.post);
+    out.scenario_index = s;
+    out.original_calls = original_calls;
+    out.report = detail::format_report(exec.names(), f, opts, s, original_calls);
+    if (opts.print_report) std::fputs(out.report.c_str(), stderr);
+    res.failure = std::move(out);
+    break;
+  }
+  res.elapsed = std::chrono::steady_clock::now() - started;
+  return res;
+}
+
+verdict check_history(const declaration& d, const history& h, consistency condition, bool pending_must_block) {
+  if (!d.erased.make_model) throw declaration_error("heddle lincheck: " + d.erased.problems.front());
+  detail::operation_names names;
+  for (const auto& op : d.erased.ops) names.push_back(op.name);
+  return detail::verify(names, *d.erased.make_model(), h, condition, pending_must_block);
+}
+
+scenario generate(const declaration& d, random_source& r) { return detail::generate_scenario(d.erased, d.opts, r); }
+
+namespace detail {
+
+void expect_pass(const declaration& d) {
+  try {
+    declaration quiet = d;
+    quiet.opts.print_report = false;  // GoogleTest prints it with the failure
+    const result r = check(quiet);
+    if (r.failure) ADD_FAILURE() << r.failure->report;
+  } catch (const declaration_error& e) {
+    ADD_FAILURE() << e.what();
+  }
+}
+
+}  // namespace detail
+}  // namespace heddle::lincheck

@@ -1,0 +1,30 @@
+// Scenario generation and minimization (scenario.cpp, minimize.cpp).
+#pragma once
+
+#include <cstdint>
+
+#include "heddle/lincheck.hpp"
+#include "lincheck/execution.hpp"
+
+namespace heddle::lincheck::detail {
+
+scenario generate_scenario(const erased_spec& spec, const lincheck::options& opts, random_source& r);
+
+// A failing run: its scenario, what the run recorded, and the verdict.
+struct failing_run {
+  scenario sc;
+  run_record run;
+  judgement verdict;
+};
+
+// Removes threads and calls greedily while the scenario still fails the same
+// way; each candidate first follows the failing schedule, then tries fresh
+// schedules. `runs` counts the executions.
+failing_run minimize(executor& exec, failing_run failing, std::uint64_t seed, std::uint64_t& runs);
+
+// The report of a failure: the scenario, the results, the interleaving, why.
+std::string format_report(const operation_names& names, const failing_run& f, const lincheck::options& opts,
+                          std::size_t scenario_index, std::size_t original_calls);
+std::string scenario_text(const operation_names& names, const scenario& sc);
+
+}  // namespace heddle::lincheck::detail
