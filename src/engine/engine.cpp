@@ -328,23 +328,38 @@ operation_id engine::decide() {
   }
   outcome_.max_enabled = std::max<std::uint64_t>(outcome_.max_enabled, enabled_.size());
   const decision_context ctx{enabled_, running_, step, op_count_ - 1, user_state_hash_};
-  const std::optional<std::size_t> pick = strategy_->next_operation(ctx);
-  if (!pick || *pick >= enabled_.size()) {
-    outcome_.stopped = pick ? fmt::format("the strategy chose index {} of {} enabled operations at step {}",
-                                          *pick, enabled_.size(), step)
-                            : strategy_->stop_reason();
+  const std::size_t pick = strategy_->next_operation(ctx);
+  if (pick >= enabled_.size()) {
+    outcome_.stopped = pick != strategy::stop
+                           ? fmt::format("the strategy chose index {} of {} enabled operations at step {}", pick,
+                                         enabled_.size(), step)
+                           : strategy_->stop_reason();
     ending_ = true;
     return 0;
   }
-  const operation_id chosen = enabled_[*pick].id;
+  const operation_id chosen = enabled_[pick].id;
   operation& op = ops_[chosen];
-  outcome_.steps.push_back({{step_kind::schedule, op.point, op.object, chosen}, chosen, op.where});
+  record_step(step_kind::schedule, op.point, op.object, chosen, chosen, op.where);
   if (op.status == op_status::blocked) {
     // Chosen while blocked with a deadline: the deadline passes.
     now_ = std::max(now_, *op.deadline);
     wake(op, 0, wake_reason::timeout);
   }
   return chosen;
+}
+
+// Field by field into the vector's own storage: a step_record built as a
+// temporary is written in pieces and then copied as two 16-byte words, which
+// stalls on store forwarding at every decision.
+void engine::record_step(step_kind kind, point_kind point, object_id object, std::uint64_t value,
+                         operation_id by, const std::source_location& where) {
+  step_record& r = outcome_.steps.emplace_back();
+  r.step.kind = kind;
+  r.step.point = point;
+  r.step.object = object;
+  r.step.value = value;
+  r.operation = by;
+  r.where = where;
 }
 
 void engine::detect_deadlock() {
@@ -482,15 +497,16 @@ std::uint64_t engine::choose(const choice& c, const std::source_location& where)
     reschedule();  // decide() applies the max-steps policy and ends the iteration
   }
   const decision_context ctx{enabled_, running_, outcome_.steps.size(), op_count_ - 1, user_state_hash_};
-  const std::optional<std::uint64_t> value = strategy_->next_value(ctx, c);
-  if (!value || *value >= c.bound) {
-    outcome_.stopped = value ? fmt::format("the strategy chose {} for a choice below {}", *value, c.bound)
-                             : strategy_->stop_reason();
+  const std::uint64_t value = strategy_->next_value(ctx, c);
+  if (value >= c.bound) {
+    outcome_.stopped = value != strategy::stop
+                           ? fmt::format("the strategy chose {} for a choice below {}", value, c.bound)
+                           : strategy_->stop_reason();
     ending_ = true;
     reschedule();  // to the scheduler, which unwinds this operation
   }
-  outcome_.steps.push_back({{c.kind, c.point, c.object, *value}, running_, where});
-  return *value;
+  record_step(c.kind, c.point, c.object, value, running_, where);
+  return value;
 }
 
 void engine::report(bug_kind kind, std::string message, const std::source_location& where,

@@ -165,6 +165,8 @@ class engine {
   void reschedule();
   // Chooses the next operation, or 0 when the iteration must end.
   operation_id decide();
+  void record_step(step_kind kind, point_kind point, object_id object, std::uint64_t value, operation_id by,
+                   const std::source_location& where);
   void list_enabled(const operation& op);
   void unlist_enabled(operation_id id);
   void refresh_enabled(const operation& op);

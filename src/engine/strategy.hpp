@@ -9,7 +9,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -57,11 +56,19 @@ class strategy {
  public:
   virtual ~strategy() = default;
 
+  // What next_operation and next_value return to stop the iteration;
+  // stop_reason() then says why (a replay divergence, an exhausted search).
+  // A sentinel, not std::optional: these are called at every decision, and an
+  // optional returned through a virtual call is built byte-wise on the stack
+  // and read back as a word, a store-forwarding stall that cost 12% of a
+  // decision (docs/performance.md).
+  static constexpr std::uint64_t stop = ~std::uint64_t{0};
+
   virtual void begin_iteration(std::uint64_t index, std::uint64_t seed) = 0;
-  // The operation to run next, as an index into ctx.enabled. nullopt stops the
-  // iteration; stop_reason() then says why (a replay divergence, an exhausted search).
-  virtual std::optional<std::size_t> next_operation(const decision_context& ctx) = 0;
-  virtual std::optional<std::uint64_t> next_value(const decision_context& ctx, const choice& c) = 0;
+  // The operation to run next, as an index into ctx.enabled, or `stop`.
+  virtual std::size_t next_operation(const decision_context& ctx) = 0;
+  // The value of a data choice, below c.bound, or `stop`.
+  virtual std::uint64_t next_value(const decision_context& ctx, const choice& c) = 0;
   virtual void end_iteration(const iteration_summary& summary) = 0;
 
   // The spec string that recreates this strategy ("pct:3").

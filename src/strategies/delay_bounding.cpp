@@ -46,7 +46,7 @@ class delay_bounding_strategy final : public strategy {
     next_delay_ = 0;
   }
 
-  std::optional<std::size_t> next_operation(const decision_context& ctx) override {
+  std::size_t next_operation(const decision_context& ctx) override {
     std::size_t pick = deterministic(ctx);
     while (next_delay_ < delay_steps_.size() && ctx.step >= delay_steps_[next_delay_]) {
       ++next_delay_;
@@ -55,7 +55,7 @@ class delay_bounding_strategy final : public strategy {
     return pick;
   }
 
-  std::optional<std::uint64_t> next_value(const decision_context&, const choice& c) override {
+  std::uint64_t next_value(const decision_context&, const choice& c) override {
     return random_value(rng_, c.bound, c.rare);
   }
 

@@ -72,7 +72,7 @@ class dfs_strategy final : public strategy {
     stopped_ = false;
   }
 
-  std::optional<std::size_t> next_operation(const decision_context& ctx) override {
+  std::size_t next_operation(const decision_context& ctx) override {
     const std::uint64_t fp = fingerprint(ctx.enabled);
     if (depth_ < stack_.size()) {
       const decision& d = stack_[depth_];
@@ -107,7 +107,7 @@ class dfs_strategy final : public strategy {
     return static_cast<std::size_t>(d.chosen);
   }
 
-  std::optional<std::uint64_t> next_value(const decision_context& ctx, const choice& c) override {
+  std::uint64_t next_value(const decision_context& ctx, const choice& c) override {
     if (depth_ < stack_.size()) {
       const decision& d = stack_[depth_];
       if (!d.data || d.count != c.bound)
@@ -145,12 +145,12 @@ class dfs_strategy final : public strategy {
   std::uint64_t schedules_explored() const override { return schedules_; }
 
  private:
-  std::nullopt_t diverge(std::string why) {
+  std::uint64_t diverge(std::string why) {
     error_ = "the program is not deterministic under control: " + why +
              ". Likely cause: it depends on something heddle does not control (real time, addresses, unseeded "
              "randomness, or state left over from an earlier iteration)";
     stopped_ = true;
-    return std::nullopt;
+    return stop;
   }
 
   void backtrack() {

@@ -139,7 +139,7 @@ class dpor_strategy final : public strategy {
     outcome_known_ = true;
   }
 
-  std::optional<std::size_t> next_operation(const decision_context& ctx) override {
+  std::size_t next_operation(const decision_context& ctx) override {
     observe(ctx);
     if (depth_ < stack_.size()) {
       decision& d = stack_[depth_];
@@ -159,7 +159,7 @@ class dpor_strategy final : public strategy {
       stop_ = fmt::format("sleep-set blocked at step {}: every enabled operation would repeat a schedule "
                           "already explored",
                           ctx.step);
-      return std::nullopt;
+      return stop;
     }
     d.backtrack.push_back(*pick);
     d.explored.push_back(*pick);
@@ -167,7 +167,7 @@ class dpor_strategy final : public strategy {
     return take(stack_.back(), ctx);
   }
 
-  std::optional<std::uint64_t> next_value(const decision_context& ctx, const choice& c) override {
+  std::uint64_t next_value(const decision_context& ctx, const choice& c) override {
     if (depth_ < stack_.size()) {
       const decision& d = stack_[depth_];
       if (!d.data || d.bound != c.bound)
@@ -218,11 +218,11 @@ class dpor_strategy final : public strategy {
            });
   }
 
-  std::nullopt_t diverge(std::string why) {
+  std::uint64_t diverge(std::string why) {
     error_ = "the program is not deterministic under control: " + why +
              ". Likely cause: it depends on something heddle does not control (real time, addresses, unseeded "
              "randomness, or state left over from an earlier iteration)";
-    return std::nullopt;
+    return stop;
   }
 
   // Records the step decision `d` takes and returns its index in ctx.enabled.

@@ -35,12 +35,12 @@ class fair_strategy final : public strategy {
     rng_.reseed(splitmix64(mixed));
   }
 
-  std::optional<std::size_t> next_operation(const decision_context& ctx) override {
+  std::size_t next_operation(const decision_context& ctx) override {
     if (ctx.step < budget_) return inner_->next_operation(ctx);
     return ctx.enabled.size() == 1 ? 0 : rng_.below(ctx.enabled.size());
   }
 
-  std::optional<std::uint64_t> next_value(const decision_context& ctx, const choice& c) override {
+  std::uint64_t next_value(const decision_context& ctx, const choice& c) override {
     if (ctx.step < budget_) return inner_->next_value(ctx, c);
     return random_value(rng_, c.bound, c.rare);
   }

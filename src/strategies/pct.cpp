@@ -42,7 +42,7 @@ class pct_strategy final : public strategy {
     next_change_ = 0;
   }
 
-  std::optional<std::size_t> next_operation(const decision_context& ctx) override {
+  std::size_t next_operation(const decision_context& ctx) override {
     while (known_ < ctx.operation_count) admit(static_cast<operation_id>(++known_));
     std::size_t pick = highest(ctx);
     while (next_change_ < change_points_.size() && ctx.step >= change_points_[next_change_]) {
@@ -53,7 +53,7 @@ class pct_strategy final : public strategy {
     return pick;
   }
 
-  std::optional<std::uint64_t> next_value(const decision_context&, const choice& c) override {
+  std::uint64_t next_value(const decision_context&, const choice& c) override {
     return random_value(rng_, c.bound, c.rare);
   }
 

@@ -49,7 +49,7 @@ class pctt_strategy final : public strategy {
     next_change_ = 0;
   }
 
-  std::optional<std::size_t> next_operation(const decision_context& ctx) override {
+  std::size_t next_operation(const decision_context& ctx) override {
     for (const pending_operation& p : ctx.enabled) admit(p.chain);
     std::size_t pick = highest(ctx);
     while (next_change_ < change_points_.size() && ctx.step >= change_points_[next_change_]) {
@@ -60,7 +60,7 @@ class pctt_strategy final : public strategy {
     return pick;
   }
 
-  std::optional<std::uint64_t> next_value(const decision_context&, const choice& c) override {
+  std::uint64_t next_value(const decision_context&, const choice& c) override {
     return random_value(rng_, c.bound, c.rare);
   }
 

@@ -43,11 +43,11 @@ class portfolio_strategy final : public strategy {
     current_->begin_iteration(index, seed);
   }
 
-  std::optional<std::size_t> next_operation(const decision_context& ctx) override {
+  std::size_t next_operation(const decision_context& ctx) override {
     return current_->next_operation(ctx);
   }
 
-  std::optional<std::uint64_t> next_value(const decision_context& ctx, const choice& c) override {
+  std::uint64_t next_value(const decision_context& ctx, const choice& c) override {
     return current_->next_value(ctx, c);
   }
 

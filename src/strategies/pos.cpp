@@ -66,7 +66,7 @@ class pos_strategy final : public strategy {
     last_ = {};
   }
 
-  std::optional<std::size_t> next_operation(const decision_context& ctx) override {
+  std::size_t next_operation(const decision_context& ctx) override {
     if (ctx.operation_count + 1 > priority_.size()) priority_.resize(ctx.operation_count + 1, 0);
     if (last_.id != 0) {
       priority_[last_.id] = fresh();  // its next event is a new one
@@ -83,7 +83,7 @@ class pos_strategy final : public strategy {
     return best;
   }
 
-  std::optional<std::uint64_t> next_value(const decision_context&, const choice& c) override {
+  std::uint64_t next_value(const decision_context&, const choice& c) override {
     return random_value(rng_, c.bound, c.rare);
   }
 

@@ -26,7 +26,7 @@ class prob_strategy final : public strategy {
 
   void begin_iteration(std::uint64_t, std::uint64_t seed) override { rng_.reseed(seed); }
 
-  std::optional<std::size_t> next_operation(const decision_context& ctx) override {
+  std::size_t next_operation(const decision_context& ctx) override {
     const std::size_t n = ctx.enabled.size();
     if (n == 1) return 0;
     std::size_t current = n;  // n: the current operation is not enabled
@@ -39,7 +39,7 @@ class prob_strategy final : public strategy {
     return other < current ? other : other + 1;
   }
 
-  std::optional<std::uint64_t> next_value(const decision_context&, const choice& c) override {
+  std::uint64_t next_value(const decision_context&, const choice& c) override {
     return random_value(rng_, c.bound, c.rare);
   }
 

@@ -58,7 +58,7 @@ class ql_strategy final : public strategy {
     path_.clear();
   }
 
-  std::optional<std::size_t> next_operation(const decision_context& ctx) override {
+  std::size_t next_operation(const decision_context& ctx) override {
     const std::uint64_t state = fingerprint(ctx);
     ++visits_[state];
     std::vector<action_value>& actions = table_[state];
@@ -70,7 +70,7 @@ class ql_strategy final : public strategy {
     return pick;
   }
 
-  std::optional<std::uint64_t> next_value(const decision_context&, const choice& c) override {
+  std::uint64_t next_value(const decision_context&, const choice& c) override {
     return random_value(rng_, c.bound, c.rare);
   }
 

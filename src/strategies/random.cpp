@@ -14,11 +14,11 @@ class random_strategy final : public strategy {
  public:
   void begin_iteration(std::uint64_t, std::uint64_t seed) override { rng_.reseed(seed); }
 
-  std::optional<std::size_t> next_operation(const decision_context& ctx) override {
+  std::size_t next_operation(const decision_context& ctx) override {
     return ctx.enabled.size() == 1 ? 0 : rng_.below(ctx.enabled.size());
   }
 
-  std::optional<std::uint64_t> next_value(const decision_context&, const choice& c) override {
+  std::uint64_t next_value(const decision_context&, const choice& c) override {
     return random_value(rng_, c.bound, c.rare);
   }
 

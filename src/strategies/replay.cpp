@@ -44,10 +44,10 @@ bool replay_strategy::matches(const trace_step& expected, step_kind kind, point_
   return true;
 }
 
-std::optional<std::size_t> replay_strategy::next_operation(const decision_context& ctx) {
+std::size_t replay_strategy::next_operation(const decision_context& ctx) {
   if (position_ >= steps_.size()) {
     divergence_ = fmt::format("the trace ends after {} steps, but the program went on", steps_.size());
-    return std::nullopt;
+    return stop;
   }
   const trace_step& expected = steps_[position_];
   const pending_operation* chosen = nullptr;
@@ -62,27 +62,27 @@ std::optional<std::size_t> replay_strategy::next_operation(const decision_contex
     for (const pending_operation& p : ctx.enabled) enabled += fmt::format("{}{}", enabled.empty() ? "" : ", ", p.id);
     divergence_ = fmt::format("step {}: the trace runs operation {}, which is not enabled (enabled: {})",
                               position_, expected.value, enabled);
-    return std::nullopt;
+    return stop;
   }
   const std::string what = fmt::format("operation {}", expected.value);
   if (!matches(expected, step_kind::schedule, chosen ? chosen->point : point_kind::start,
                chosen ? chosen->object : 0, what.c_str()))
-    return std::nullopt;
+    return stop;
   ++position_;
   return index;
 }
 
-std::optional<std::uint64_t> replay_strategy::next_value(const decision_context&, const choice& c) {
+std::uint64_t replay_strategy::next_value(const decision_context&, const choice& c) {
   if (position_ >= steps_.size()) {
     divergence_ = fmt::format("the trace ends after {} steps, but the program went on", steps_.size());
-    return std::nullopt;
+    return stop;
   }
   const trace_step& expected = steps_[position_];
-  if (!matches(expected, c.kind, c.point, c.object, "a choice")) return std::nullopt;
+  if (!matches(expected, c.kind, c.point, c.object, "a choice")) return stop;
   if (expected.value >= c.bound) {
     divergence_ = fmt::format("step {}: the trace chooses {}, but this choice is below {}", position_,
                               expected.value, c.bound);
-    return std::nullopt;
+    return stop;
   }
   ++position_;
   return expected.value;

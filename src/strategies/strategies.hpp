@@ -32,8 +32,8 @@ class replay_strategy final : public strategy {
  public:
   explicit replay_strategy(std::vector<trace_step> steps, std::string recorded_spec = "replay");
   void begin_iteration(std::uint64_t index, std::uint64_t seed) override;
-  std::optional<std::size_t> next_operation(const decision_context& ctx) override;
-  std::optional<std::uint64_t> next_value(const decision_context& ctx, const choice& c) override;
+  std::size_t next_operation(const decision_context& ctx) override;
+  std::uint64_t next_value(const decision_context& ctx, const choice& c) override;
   void end_iteration(const iteration_summary&) override {}
   std::string describe() const override { return recorded_spec_; }
   std::string stop_reason() const override { return divergence_; }

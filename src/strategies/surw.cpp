@@ -84,7 +84,7 @@ class surw_strategy final : public strategy {
     stay_ = 0;
   }
 
-  std::optional<std::size_t> next_operation(const decision_context& ctx) override {
+  std::size_t next_operation(const decision_context& ctx) override {
     admit(ctx);
     std::size_t pick = choose(ctx);
     const operation_id chosen = ctx.enabled[pick].id;
@@ -99,7 +99,7 @@ class surw_strategy final : public strategy {
     return pick;
   }
 
-  std::optional<std::uint64_t> next_value(const decision_context&, const choice& c) override {
+  std::uint64_t next_value(const decision_context&, const choice& c) override {
     return random_value(rng_, c.bound, c.rare);
   }
 

@@ -286,7 +286,7 @@ using heddle::detail::pending_operation;
 heddle::operation_id pick(heddle::detail::strategy& s, const std::vector<pending_operation>& enabled,
                           std::uint64_t step) {
   const decision_context ctx{enabled, 0, step, 3, 0};
-  return enabled[*s.next_operation(ctx)].id;
+  return enabled.at(s.next_operation(ctx)).id;
 }
 
 }  // namespace
@@ -387,10 +387,10 @@ std::vector<std::uint64_t> synthetic_iteration(heddle::detail::strategy& s, std:
       if (left[id] > 0) enabled.push_back({id, id, 0, id == 2 ? point_kind::read : point_kind::write, 10, false});
     if (enabled.empty()) break;
     const decision_context ctx{enabled, current, step, 3, 0};
-    current = enabled[*s.next_operation(ctx)].id;
+    current = enabled.at(s.next_operation(ctx)).id;
     decisions.push_back(current);
     --left[current];
-    if (step % 3 == 2) decisions.push_back(1000 + *s.next_value(ctx, {.bound = 7}));
+    if (step % 3 == 2) decisions.push_back(1000 + s.next_value(ctx, {.bound = 7}));
   }
   s.end_iteration({decisions.size(), false, false});
   return decisions;
