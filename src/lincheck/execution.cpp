@@ -32,10 +32,10 @@ class recording_strategy final : public strategy {
   bool exhausted() const override { return inner_.exhausted(); }
   std::string stop_reason() const override { return inner_.stop_reason(); }
 
-  std::optional<std::size_t> next_operation(const decision_context& ctx) override {
-    const std::optional<std::size_t> chosen = inner_.next_operation(ctx);
-    if (!chosen) return chosen;
-    const operation_id op = ctx.enabled[*chosen].id;
+  std::size_t next_operation(const decision_context& ctx) override {
+    const std::size_t chosen = inner_.next_operation(ctx);
+    if (chosen >= ctx.enabled.size()) return chosen;
+    const operation_id op = ctx.enabled[chosen].id;
     const std::size_t thread = exec_.thread_of(op);
     run_record& r = exec_.record();
     r.schedule.push_back({false, thread, exec_.position(thread), 0});
@@ -53,11 +53,11 @@ class recording_strategy final : public strategy {
     return chosen;
   }
 
-  std::optional<std::uint64_t> next_value(const decision_context& ctx, const heddle::detail::choice& c) override {
-    const std::optional<std::uint64_t> value = inner_.next_value(ctx, c);
-    if (value) {
+  std::uint64_t next_value(const decision_context& ctx, const heddle::detail::choice& c) override {
+    const std::uint64_t value = inner_.next_value(ctx, c);
+    if (value < c.bound) {
       const std::size_t thread = exec_.thread_of(ctx.current);
-      exec_.record().schedule.push_back({true, thread, exec_.position(thread), *value});
+      exec_.record().schedule.push_back({true, thread, exec_.position(thread), value});
     }
     return value;
   }
@@ -80,7 +80,7 @@ class guided_strategy final : public strategy {
   void end_iteration(const heddle::detail::iteration_summary&) override {}
   std::string describe() const override { return "guided"; }
 
-  std::optional<std::size_t> next_operation(const decision_context& ctx) override {
+  std::size_t next_operation(const decision_context& ctx) override {
     for (std::size_t e = first_unused_; e < entries_.size(); ++e) {
       if (used_[e] || entries_[e].data) continue;
       for (std::size_t i = 0; i < ctx.enabled.size(); ++i) {
@@ -94,7 +94,7 @@ class guided_strategy final : public strategy {
     return 0;
   }
 
-  std::optional<std::uint64_t> next_value(const decision_context& ctx, const heddle::detail::choice& c) override {
+  std::uint64_t next_value(const decision_context& ctx, const heddle::detail::choice& c) override {
     const std::size_t thread = exec_.thread_of(ctx.current);
     for (std::size_t e = first_unused_; e < entries_.size(); ++e) {
       if (used_[e] || !entries_[e].data) continue;
