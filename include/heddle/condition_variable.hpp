@@ -60,6 +60,8 @@ class condition_state {
   void notify_one(std::source_location loc);
   void notify_all(std::source_location loc);
   void check_no_waiters(std::string_view type) noexcept;
+  // Operations blocked on it now (the pthread layer's destroy check).
+  std::size_t waiters() const { return waiter_count(resource_); }
   // Reports the misuse (throws, unless an exception already propagates).
   void not_held(std::string_view type, const std::string& why, std::source_location loc);
 

@@ -28,6 +28,11 @@ class semaphore_state {
   // false on timeout, or at once when `blocking` is false and the count is 0.
   bool acquire(bool blocking, std::optional<virtual_time> deadline, std::source_location loc);
   void release(std::ptrdiff_t n, std::source_location loc);
+  // The current count (sem_getvalue).
+  std::ptrdiff_t value() noexcept {
+    reset_if_stale();
+    return count_;
+  }
 
  private:
   void reset_if_stale() noexcept;

@@ -35,9 +35,25 @@ std::terminate_handler previous_terminate = nullptr;
 // a noexcept frame anyway (a join in a jthread's destructor), the runtime calls
 // std::terminate with the stack intact. The operation is then abandoned,
 // suspended for good, instead of ending the process.
+// The C++ runtime's per-thread exception state (Itanium C++ ABI 2.2.2).
+struct eh_globals {
+  void* caught_exceptions;
+  unsigned int uncaught_exceptions;
+};
+extern "C" eh_globals* __cxa_get_globals() noexcept;
+
 [[noreturn]] void on_terminate() {
   if (engine* e = engine::current(); e != nullptr && e->abort_in_flight()) {
-    __cxa_end_catch();  // the runtime "caught" the exception to call terminate
+    if (std::uncaught_exceptions() > 0) {
+      // terminate was called while the exception unwound the stack (a
+      // destructor that terminates, as std::thread's does when joinable): it
+      // stays "uncaught" for good. The abandoned operation's stack is never
+      // resumed, so it is forgotten, or every later scheduling point on this
+      // OS thread would think an exception is propagating.
+      --__cxa_get_globals()->uncaught_exceptions;
+    } else {
+      __cxa_end_catch();  // the runtime "caught" the exception to call terminate
+    }
     e->abandon_running();
   }
   if (previous_terminate != nullptr) previous_terminate();

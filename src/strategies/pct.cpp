@@ -16,6 +16,8 @@
 //   rank among the operations not yet demoted, instead of all priorities being
 //   drawn up front.
 // - Data choices are uniform, as in `random`.
+// - An operation about to sleep is demoted (as Coyote does with yields), so
+//   loops that sleep make progress.
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -45,6 +47,16 @@ class pct_strategy final : public strategy {
   std::size_t next_operation(const decision_context& ctx) override {
     while (known_ < ctx.operation_count) admit(static_cast<operation_id>(++known_));
     std::size_t pick = highest(ctx);
+    // An operation about to sleep steps aside, as a yielding one does in
+    // Coyote: it drops below every other, so a loop that sleeps (libheddle-rt
+    // makes sched_yield a zero sleep) lets the thread it waits for run. Not a
+    // change point: the bound on depth is unaffected. A plain yield point
+    // keeps its priority, so PCT still finds bugs that need one operation to
+    // run many steps in a row.
+    if (ctx.enabled.size() > 1 && ctx.enabled[pick].point == point_kind::sleep) {
+      demote(ctx.enabled[pick].id);
+      pick = highest(ctx);
+    }
     while (next_change_ < change_points_.size() && ctx.step >= change_points_[next_change_]) {
       ++next_change_;
       demote(ctx.enabled[pick].id);

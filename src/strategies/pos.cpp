@@ -28,6 +28,9 @@
 //   event of a blocked operation keeps its priority; a waiter woken by the step
 //   (e.g. by a mutex release) is enabled at the next decision, and its wait on
 //   the same object races with the step, so it is redrawn then.
+// - An operation that slept gets a random priority below the fresh ones for
+//   its next event, so a loop that sleeps makes progress (libheddle-rt makes
+//   sched_yield a zero sleep).
 // - Priorities are 64-bit random values (ties, vanishingly rare, go to the
 //   lower operation id). Data choices are uniform, as in `random`.
 #include <vector>
@@ -69,7 +72,9 @@ class pos_strategy final : public strategy {
   std::size_t next_operation(const decision_context& ctx) override {
     if (ctx.operation_count + 1 > priority_.size()) priority_.resize(ctx.operation_count + 1, 0);
     if (last_.id != 0) {
-      priority_[last_.id] = fresh();  // its next event is a new one
+      // Its next event is a new one; after a sleep it comes after every
+      // other event, so a loop that sleeps lets the thread it waits for run.
+      priority_[last_.id] = last_.point == point_kind::sleep ? low() : fresh();
       for (const pending_operation& p : ctx.enabled)
         if (p.id != last_.id && races(p.point, p.object, last_.point, last_.object)) priority_[p.id] = fresh();
     }
@@ -92,6 +97,9 @@ class pos_strategy final : public strategy {
 
  private:
   std::uint64_t fresh() { return rng_.next() | 1; }  // never 0, which means "none yet"
+  // Below every fresh priority but (almost surely) one in 2^33; still random,
+  // so operations that all sleep take turns.
+  std::uint64_t low() { return (rng_.next() >> 33) | 1; }
 
   rng rng_;
   // By operation id: the priority of its pending event; 0 until first seen.

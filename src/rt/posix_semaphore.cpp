@@ -1,0 +1,106 @@
+// Unnamed POSIX semaphores under control, on heddle's semaphore model
+// (detail::semaphore_state): sem_wait is a scheduling point that blocks while
+// the count is zero, sem_post one that wakes the waiters (they re-check);
+// sem_timedwait runs on virtual time (CLOCK_REALTIME, or sem_clockwait's
+// clock). A semaphore the model has not seen (initialized before control, or
+// a named one from sem_open) starts from the count the C library reports.
+// Results and errno as in glibc: EAGAIN, ETIMEDOUT, EINVAL, EOVERFLOW.
+// sem_wait is a cancellation point on entry and when it returns.
+#include <semaphore.h>
+
+#include <cerrno>
+#include <climits>
+
+#include "backends/real.hpp"
+#include "heddle/semaphore.hpp"
+#include "rt/pthread_runtime.hpp"
+
+namespace heddle::rt {
+
+namespace {
+
+struct semaphore_model {
+  explicit semaphore_model(unsigned value) : state(value, SEM_VALUE_MAX) {}
+  detail::semaphore_state state;
+};
+
+side_table<semaphore_model>& semaphores() {
+  static side_table<semaphore_model> table;
+  return table;
+}
+
+semaphore_model& model_of(sem_t* s) {
+  if (semaphore_model* m = semaphores().find(s)) return *m;
+  int value = 0;
+  HEDDLE_REAL(sem_getvalue)(s, &value);
+  return semaphores().emplace(s, static_cast<unsigned>(value < 0 ? 0 : value));
+}
+
+int fail(int error) {
+  errno = error;
+  return -1;
+}
+
+int wait(sem_t* s, bool blocking, std::optional<virtual_time> deadline) {
+  if (blocking) cancellation_point();
+  semaphore_model& m = model_of(s);
+  const bool taken = m.state.acquire(blocking, deadline, std::source_location::current());
+  if (blocking) cancellation_point();
+  if (taken) return 0;
+  return fail(deadline ? ETIMEDOUT : EAGAIN);
+}
+
+}  // namespace
+
+}  // namespace heddle::rt
+
+using heddle::rt::controlled;
+
+HEDDLE_RT_DEFINE(int, sem_init, (sem_t * s, int pshared, unsigned value)) {
+  if (!controlled()) return HEDDLE_REAL(sem_init)(s, pshared, value);
+  if (value > SEM_VALUE_MAX) return heddle::rt::fail(EINVAL);
+  heddle::rt::semaphores().emplace(s, value);
+  return HEDDLE_REAL(sem_init)(s, pshared, value);
+}
+
+HEDDLE_RT_DEFINE(int, sem_destroy, (sem_t * s)) {
+  if (!controlled()) return HEDDLE_REAL(sem_destroy)(s);
+  heddle::rt::semaphores().erase(s);
+  return 0;
+}
+
+HEDDLE_RT_DEFINE(int, sem_wait, (sem_t * s)) {
+  if (!controlled()) return HEDDLE_REAL(sem_wait)(s);
+  return heddle::rt::wait(s, true, std::nullopt);
+}
+
+HEDDLE_RT_DEFINE(int, sem_trywait, (sem_t * s)) {
+  if (!controlled()) return HEDDLE_REAL(sem_trywait)(s);
+  return heddle::rt::wait(s, false, std::nullopt);
+}
+
+HEDDLE_RT_DEFINE(int, sem_timedwait, (sem_t * s, const struct timespec* abstime)) {
+  if (!controlled()) return HEDDLE_REAL(sem_timedwait)(s, abstime);
+  if (heddle::rt::invalid(*abstime)) return heddle::rt::fail(EINVAL);
+  return heddle::rt::wait(s, true, heddle::rt::deadline_at(CLOCK_REALTIME, *abstime));
+}
+
+HEDDLE_RT_DEFINE(int, sem_clockwait, (sem_t * s, clockid_t clock, const struct timespec* abstime)) {
+  if (!controlled()) return HEDDLE_REAL(sem_clockwait)(s, clock, abstime);
+  if (heddle::rt::invalid(*abstime)) return heddle::rt::fail(EINVAL);
+  return heddle::rt::wait(s, true, heddle::rt::deadline_at(clock, *abstime));
+}
+
+HEDDLE_RT_DEFINE(int, sem_post, (sem_t * s)) {
+  if (!controlled()) return HEDDLE_REAL(sem_post)(s);
+  auto& m = heddle::rt::model_of(s);
+  if (m.state.value() >= SEM_VALUE_MAX) return heddle::rt::fail(EOVERFLOW);
+  m.state.release(1, std::source_location::current());
+  return 0;
+}
+
+HEDDLE_RT_DEFINE(int, sem_getvalue, (sem_t * s, int* value)) {
+  if (!controlled()) return HEDDLE_REAL(sem_getvalue)(s, value);
+  *value = static_cast<int>(heddle::rt::model_of(s).state.value());
+  return 0;
+}

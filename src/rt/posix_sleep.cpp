@@ -1,0 +1,80 @@
+// Sleeping and yielding under control, on virtual time: sleep, usleep,
+// nanosleep and clock_nanosleep (relative or TIMER_ABSTIME on any clock) are
+// sleep points that cost no real time; the strategy decides when the sleeper
+// runs again, and virtual time jumps to its deadline then. sched_yield is a
+// sleep of zero: strategies take a sleep as "let another operation run" (pct
+// demotes the sleeper, pos gives it a low priority, random and the rest choose
+// evenly), so a spin loop that yields or sleeps makes progress.
+// The sleeps are cancellation points on entry and when they return.
+//
+// clock_gettime is not interposed: a program reads real time, and a deadline
+// it computes from it is turned into a virtual one by its distance from now.
+#include <sched.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "backends/real.hpp"
+#include "rt/pthread_runtime.hpp"
+
+namespace heddle::rt {
+
+namespace {
+
+void sleep_to(virtual_time deadline) {
+  cancellation_point();
+  sleep_until(deadline);
+  cancellation_point();
+}
+
+timespec from_nanos(std::int64_t ns) {
+  return {static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
+}
+
+}  // namespace
+
+}  // namespace heddle::rt
+
+using heddle::rt::controlled;
+
+HEDDLE_RT_DEFINE(int, sched_yield, ()) {
+  if (!controlled()) return HEDDLE_REAL(sched_yield)();
+  // A zero sleep, not a yield point: strategies let a sleeping operation's
+  // rivals run first (pct, pos), and a program that calls sched_yield is
+  // waiting for another thread.
+  heddle::sleep_until(heddle::now());
+  return 0;
+}
+
+HEDDLE_RT_DEFINE(unsigned, sleep, (unsigned seconds)) {
+  if (!controlled()) return HEDDLE_REAL(sleep)(seconds);
+  heddle::rt::sleep_to(heddle::rt::deadline_after({static_cast<time_t>(seconds), 0}));
+  return 0;
+}
+
+HEDDLE_RT_DEFINE(int, usleep, (useconds_t micros)) {
+  if (!controlled()) return HEDDLE_REAL(usleep)(micros);
+  heddle::rt::sleep_to(heddle::rt::deadline_after(heddle::rt::from_nanos(std::int64_t{micros} * 1000)));
+  return 0;
+}
+
+HEDDLE_RT_DEFINE(int, nanosleep, (const struct timespec* request, struct timespec* remaining)) {
+  if (!controlled()) return HEDDLE_REAL(nanosleep)(request, remaining);
+  if (heddle::rt::invalid(*request) || request->tv_sec < 0) {
+    errno = EINVAL;
+    return -1;
+  }
+  heddle::rt::sleep_to(heddle::rt::deadline_after(*request));
+  if (remaining != nullptr) *remaining = {};
+  return 0;
+}
+
+HEDDLE_RT_DEFINE(int, clock_nanosleep,
+                 (clockid_t clock, int flags, const struct timespec* request, struct timespec* remaining)) {
+  if (!controlled()) return HEDDLE_REAL(clock_nanosleep)(clock, flags, request, remaining);
+  if (heddle::rt::invalid(*request) || request->tv_sec < 0) return EINVAL;
+  const bool absolute = (flags & TIMER_ABSTIME) != 0;
+  heddle::rt::sleep_to(absolute ? heddle::rt::deadline_at(clock, *request) : heddle::rt::deadline_after(*request));
+  if (remaining != nullptr && !absolute) *remaining = {};
+  return 0;
+}

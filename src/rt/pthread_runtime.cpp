@@ -1,0 +1,49 @@
+// The shared pieces of the pthread surface (see pthread_runtime.hpp): virtual
+// deadlines from the program's absolute times, the self-deadlock report, and
+// how messages name a thread.
+#include "rt/pthread_runtime.hpp"
+
+#include <cstdlib>
+
+#include "backends/real.hpp"
+#include "engine/engine.hpp"
+
+namespace heddle::rt {
+
+namespace {
+constexpr std::int64_t nanos_per_second = 1'000'000'000;
+
+std::int64_t nanos(const timespec& t) {
+  return static_cast<std::int64_t>(t.tv_sec) * nanos_per_second + static_cast<std::int64_t>(t.tv_nsec);
+}
+}  // namespace
+
+bool invalid(const timespec& t) { return t.tv_nsec < 0 || t.tv_nsec >= nanos_per_second; }
+
+virtual_time deadline_after(const timespec& d) {
+  const std::int64_t ns = nanos(d);
+  return ns <= 0 ? now() : now() + ns;
+}
+
+virtual_time deadline_at(clockid_t clock, const timespec& abstime) {
+  // The program computed abstime from the real clock; only the distance
+  // matters, and it is spent on virtual time.
+  timespec real_now{};
+  HEDDLE_REAL(clock_gettime)(clock, &real_now);
+  const std::int64_t ns = nanos(abstime) - nanos(real_now);
+  return ns <= 0 ? now() : now() + ns;
+}
+
+void report(bug_kind kind, std::string message) {
+  if (detail::engine* e = detail::engine::current())
+    e->report(kind, std::move(message), std::source_location::current(), false);
+  scheduling_point(point_kind::user);  // the iteration ends here
+  std::abort();                        // never reached under control
+}
+
+std::string describe(operation_id op) {
+  detail::engine* e = detail::engine::current();
+  return e != nullptr ? e->describe_operation(op) : "operation " + std::to_string(op);
+}
+
+}  // namespace heddle::rt

@@ -1,0 +1,154 @@
+// What the pthread surface of libheddle-rt shares (DESIGN.md section 9): how an
+// interposer is defined, when it is under control, the side tables that hold
+// the model object of each pthread object, the controlled threads, and virtual
+// deadlines.
+//
+// Contract of every interposed function: outside control (before main, in the
+// fork server's parent, in threads heddle does not run, in the scheduler)
+// it is the C library's own (HEDDLE_REAL). Under control the program's
+// pthread object (pthread_mutex_t, sem_t...) is only a key: the model state
+// lives in a side table keyed by its address, created on first use (objects
+// set up by a static initializer are never "initialized") and forgotten when
+// the iteration's epoch changes, so in-process tests do not leak state from
+// one iteration into the next. Only one operation runs at a time under
+// control, so the tables need no lock.
+#pragma once
+
+#include <pthread.h>
+#include <time.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "heddle/bug.hpp"
+#include "heddle/model.hpp"
+
+// Defines the interposer of C function `name`. The C++ declaration the system
+// headers give it is noexcept, but an interposer must let the engine's unwind
+// exception (and pthread_exit's) pass, so the definition is a function of
+// another C++ name that carries the C symbol name.
+#define HEDDLE_RT_DEFINE(ret, name, params) \
+  HEDDLE_RT_DECLARE(ret, name, params);      \
+  extern "C" ret heddle_rt_##name params
+// Declares it, for a caller in another file (the C11 functions call the
+// pthread ones this way, so the unwind exceptions may pass).
+#define HEDDLE_RT_DECLARE(ret, name, params) \
+  extern "C" ret heddle_rt_##name params __asm__(#name) __attribute__((visibility("default")))
+
+namespace heddle::rt {
+
+// True when the caller is an operation of a controlled iteration.
+inline bool controlled() noexcept { return in_control() && current_operation() != 0; }
+
+// A side table: model state of type T per address of a program object, for
+// the running iteration only. Entries are boxed so their addresses (and the
+// resources in them) stay put while the table grows.
+template <class T>
+class side_table {
+ public:
+  T* find(const void* key) {
+    sync();
+    const auto it = map_.find(key);
+    return it == map_.end() ? nullptr : it->second.get();
+  }
+  template <class... Args>
+  T& emplace(const void* key, Args&&... args) {
+    sync();
+    auto& slot = map_[key];
+    slot = std::make_unique<T>(std::forward<Args>(args)...);
+    return *slot;
+  }
+  void erase(const void* key) {
+    sync();
+    map_.erase(key);
+  }
+
+ private:
+  void sync() {
+    if (epoch_ == detail::control.epoch) return;
+    map_.clear();
+    epoch_ = detail::control.epoch;
+  }
+  std::unordered_map<const void*, std::unique_ptr<T>> map_;
+  std::uint32_t epoch_ = 0;
+};
+
+// One controlled thread: what pthread_t designates under control (its value is
+// the record's address).
+struct thread_record {
+  operation_id op = 0;
+  void* result = nullptr;
+  bool finished = false;
+  bool detached = false;
+  bool joined = false;
+  bool being_joined = false;
+  // Deferred cancellation.
+  bool cancel_enabled = true;
+  bool cancel_async = false;  // recorded; acted on at cancellation points like deferred
+  bool cancel_pending = false;
+  bool exiting = false;  // pthread_exit or a cancellation is unwinding the thread
+  // The C cleanup handlers (pthread_cleanup_push in C without -fexceptions):
+  // glibc's unwind buffers, innermost last.
+  std::vector<void*> c_cleanup;
+  // pthread_setspecific values, by key.
+  std::unordered_map<pthread_key_t, void*> specific;
+  std::string name;
+  // Signalled when the thread finishes (joiners) or is cancelled (its own waits).
+  resource done{object_kind::operation};
+  resource cancelled{object_kind::user};
+  // The condition variable it waits on, so a cancel can wake it.
+  void* waiting_cond = nullptr;
+};
+
+// The record of the running operation (created for operation 1 on first use).
+thread_record& self();
+// The record `t` designates in this iteration, or null.
+thread_record* find_thread(pthread_t t);
+// Acts on a pending cancellation if the caller's cancelability allows it:
+// unwinds the thread (does not return then).
+void cancellation_point();
+// Starts unwinding the running thread with `value` as its result (pthread_exit).
+[[noreturn]] void exit_thread(void* value);
+
+// The mutex model (pthread_mutex.cpp), for condition variables: lock and
+// unlock with pthread's results, and whether the caller holds the mutex.
+int lock_mutex(pthread_mutex_t* m, bool blocking, std::optional<virtual_time> deadline);
+int unlock_mutex(pthread_mutex_t* m);
+bool mutex_held_by_caller(pthread_mutex_t* m);
+
+// Wakes every waiter of the condition variable at `cond` (a cancel wakes its
+// target this way).
+void wake_cond_waiters(void* cond);
+
+// Runs the body of a program's main thread under control: pthread_exit in it
+// ends it like a return, after which it waits for every other thread, as a
+// process whose main thread exits does.
+void run_main_thread(const std::function<void()>& body);
+
+// The virtual deadline of an absolute time on `clock` (the program reads real
+// clocks): now() plus the distance from the clock's current real time.
+virtual_time deadline_at(clockid_t clock, const timespec& abstime);
+// The virtual deadline `d` from now.
+virtual_time deadline_after(const timespec& d);
+// A timespec the C library would reject (EINVAL).
+bool invalid(const timespec& t);
+
+// Reports a bug found at the call (API misuse, a thread that waits for
+// itself) and ends the iteration. Most interposed functions are declared
+// noexcept by the C library's headers, so a C++ caller has no unwind entry for
+// them: the bug is recorded first and the unwinding starts at the next
+// scheduling point, where the engine treats a noexcept frame as the end of
+// the operation.
+[[noreturn]] void report(bug_kind kind, std::string message);
+inline void report_misuse(std::string message) { report(bug_kind::api_misuse, std::move(message)); }
+inline void report_self_deadlock(std::string message) { report(bug_kind::deadlock, std::move(message)); }
+
+// "operation 3" or "operation 3 (name)": how messages name a thread.
+std::string describe(operation_id op);
+
+}  // namespace heddle::rt

@@ -1,0 +1,372 @@
+// Threads under control: pthread_create/join/detach/exit/self/equal, deferred
+// cancellation, C cleanup handlers, and the name/attribute calls that would
+// otherwise receive a pthread_t the C library never made.
+//
+// A controlled thread is an operation (heddle::spawn); its pthread_t is the
+// address of its thread_record, valid for the iteration. pthread_exit and an
+// acted-on cancellation unwind the thread: first through the C cleanup
+// handlers glibc registered with __pthread_register_cancel (a longjmp into each
+// handler's frame; glibc's macro then calls __pthread_unwind_next), then with
+// a private exception, so C++ destructors and the C++ form of
+// pthread_cleanup_push run as with glibc's forced unwinding. The thread's
+// result is then PTHREAD_CANCELED or pthread_exit's value.
+//
+// Misuse is a bug of kind API misuse: joining a thread that does not exist,
+// that was joined, that another thread joins, or that was detached. Joining
+// oneself returns EDEADLK as in glibc.
+#include <signal.h>
+
+#include <atomic>
+#include <csetjmp>
+#include <cstring>
+#include <deque>
+#include <string>
+#include <unordered_set>
+#include <utility>
+
+#include "backends/real.hpp"
+#include "rt/pthread_runtime.hpp"
+
+namespace heddle::rt {
+
+namespace {
+
+// Thrown to unwind a thread that exits or is cancelled; not derived from
+// std::exception, so `catch (const std::exception&)` lets it pass.
+struct thread_exit {};
+
+// The running iteration's threads (see side_table for the epoch rule).
+struct thread_table {
+  std::uint32_t epoch = 0;
+  std::deque<thread_record> records;
+  std::vector<thread_record*> by_op;  // index = operation id
+  std::unordered_set<const thread_record*> valid;
+
+  void sync() {
+    if (epoch == detail::control.epoch) return;
+    by_op.clear();
+    valid.clear();
+    records.clear();
+    epoch = detail::control.epoch;
+  }
+  thread_record& add(operation_id op) {
+    thread_record& r = records.emplace_back();
+    r.op = op;
+    valid.insert(&r);
+    if (op != 0) attach(r, op);
+    return r;
+  }
+  void attach(thread_record& r, operation_id op) {
+    r.op = op;
+    if (by_op.size() <= op) by_op.resize(op + 1, nullptr);
+    by_op[op] = &r;
+  }
+};
+
+thread_table& threads() {
+  static thread_table table;
+  table.sync();
+  return table;
+}
+
+// pthread_key_create's destructors, by key, for keys made in any context
+// (keys are small integers below PTHREAD_KEYS_MAX).
+using key_destructor = void (*)(void*);
+std::atomic<key_destructor> key_destructors[PTHREAD_KEYS_MAX];
+
+void run_key_destructors(thread_record& r) {
+  for (int round = 0; round < PTHREAD_DESTRUCTOR_ITERATIONS; ++round) {
+    bool ran = false;
+    for (auto& [key, value] : r.specific) {
+      if (value == nullptr || key >= PTHREAD_KEYS_MAX) continue;
+      const key_destructor d = key_destructors[key].load(std::memory_order_acquire);
+      if (d == nullptr) continue;
+      void* v = std::exchange(value, nullptr);
+      d(v);
+      ran = true;
+    }
+    if (!ran) return;
+  }
+}
+
+// One step of unwinding an exiting thread: the innermost C cleanup handler,
+// else the exception.
+[[noreturn]] void unwind_step(thread_record& r) {
+  if (!r.c_cleanup.empty()) {
+    void* buf = r.c_cleanup.back();
+    r.c_cleanup.pop_back();
+    // glibc's __pthread_unwind_buf_t starts with the jmp_buf that
+    // __sigsetjmp_cancel filled in pthread_cleanup_push.
+    std::longjmp(*static_cast<std::jmp_buf*>(buf), 1);
+  }
+  throw thread_exit{};
+}
+
+void finish(thread_record& r) {
+  run_key_destructors(r);
+  r.finished = true;
+  signal(r.done);
+}
+
+void run_thread(thread_record& r, void* (*start)(void*), void* arg) {
+  try {
+    r.result = start(arg);
+  } catch (const thread_exit&) {
+    // r.result was set by exit_thread.
+  }
+  finish(r);
+}
+
+}  // namespace
+
+thread_record& self() {
+  thread_table& t = threads();
+  const operation_id op = current_operation();
+  if (op < t.by_op.size() && t.by_op[op] != nullptr) return *t.by_op[op];
+  return t.add(op);  // operation 1, or one heddle::thread started
+}
+
+thread_record* find_thread(pthread_t handle) {
+  thread_table& t = threads();
+  auto* r = reinterpret_cast<thread_record*>(handle);
+  return t.valid.contains(r) ? r : nullptr;
+}
+
+void cancellation_point() {
+  thread_record& r = self();
+  if (!r.cancel_pending || !r.cancel_enabled || r.exiting || unwinding()) return;
+  r.exiting = true;
+  r.result = PTHREAD_CANCELED;
+  unwind_step(r);
+}
+
+void exit_thread(void* value) {
+  thread_record& r = self();
+  r.exiting = true;
+  r.result = value;
+  unwind_step(r);
+}
+
+void run_main_thread(const std::function<void()>& body) {
+  try {
+    body();
+    return;
+  } catch (const thread_exit&) {
+  }
+  // pthread_exit in main: the process lives on until its last thread ends.
+  thread_record& me = self();
+  run_key_destructors(me);
+  me.finished = true;
+  thread_table& t = threads();
+  for (thread_record& r : t.records)
+    while (&r != &me && !r.finished) wait(r.done);
+}
+
+}  // namespace heddle::rt
+
+using heddle::rt::controlled;
+using heddle::rt::thread_record;
+
+HEDDLE_RT_DEFINE(int, pthread_create,
+                 (pthread_t * thread, const pthread_attr_t* attr, void* (*start)(void*), void* arg)) {
+  if (!controlled()) return HEDDLE_REAL(pthread_create)(thread, attr, start, arg);
+  // Attributes (stack size, scheduling) mean nothing to an operation; only
+  // the detach state is kept.
+  int detach = PTHREAD_CREATE_JOINABLE;
+  if (attr != nullptr) pthread_attr_getdetachstate(attr, &detach);
+  thread_record& r = heddle::rt::threads().add(0);
+  r.detached = detach == PTHREAD_CREATE_DETACHED;
+  const heddle::operation_id op =
+      heddle::spawn([&r, start, arg] { heddle::rt::run_thread(r, start, arg); }, {});
+  heddle::rt::threads().attach(r, op);
+  *thread = reinterpret_cast<pthread_t>(&r);
+  return 0;
+}
+
+HEDDLE_RT_DEFINE(int, pthread_join, (pthread_t thread, void** result)) {
+  if (!controlled()) return HEDDLE_REAL(pthread_join)(thread, result);
+  thread_record& me = heddle::rt::self();
+  thread_record* r = heddle::rt::find_thread(thread);
+  if (!heddle::unwinding()) {
+    if (r == nullptr)
+      heddle::rt::report_misuse("pthread_join of a thread that does not exist (no thread with this id was "
+                            "created in this execution, or it belongs to an earlier one)");
+    if (r == &me) return EDEADLK;
+    const std::string who = heddle::rt::describe(r->op);
+    if (r->detached) heddle::rt::report_misuse("pthread_join of a detached thread (" + who + "): a detached "
+                                           "thread cannot be joined");
+    if (r->joined) heddle::rt::report_misuse("pthread_join of a thread that was already joined (" + who +
+                                         "): each thread can be joined once");
+    if (r->being_joined) heddle::rt::report_misuse("pthread_join of a thread another thread is already joining (" +
+                                               who + ")");
+  }
+  if (r == nullptr || r == &me) return ESRCH;
+  heddle::rt::cancellation_point();
+  r->being_joined = true;
+  heddle::scheduling_point(heddle::point_kind::join, r->done);
+  while (!r->finished) {
+    const heddle::resource* either[] = {&r->done, &me.cancelled};
+    heddle::wait_any(either);
+    if (me.cancel_pending && me.cancel_enabled) {
+      r->being_joined = false;  // a cancelled join leaves the thread joinable
+      heddle::rt::cancellation_point();
+    }
+  }
+  r->being_joined = false;
+  r->joined = true;
+  if (result != nullptr) *result = r->result;
+  return 0;
+}
+
+HEDDLE_RT_DEFINE(int, pthread_detach, (pthread_t thread)) {
+  if (!controlled()) return HEDDLE_REAL(pthread_detach)(thread);
+  thread_record* r = heddle::rt::find_thread(thread);
+  if (r == nullptr || r->joined) return ESRCH;
+  if (r->detached) return EINVAL;
+  r->detached = true;
+  return 0;
+}
+
+HEDDLE_RT_DEFINE(void, pthread_exit, (void* value)) {
+  if (!controlled()) HEDDLE_REAL(pthread_exit)(value);
+  heddle::rt::exit_thread(value);
+}
+
+HEDDLE_RT_DEFINE(pthread_t, pthread_self, ()) {
+  if (!controlled()) return HEDDLE_REAL(pthread_self)();
+  return reinterpret_cast<pthread_t>(&heddle::rt::self());
+}
+
+HEDDLE_RT_DEFINE(int, pthread_equal, (pthread_t a, pthread_t b)) { return a == b ? 1 : 0; }
+
+// --- cancellation ------------------------------------------------------------
+
+HEDDLE_RT_DEFINE(int, pthread_cancel, (pthread_t thread)) {
+  if (!controlled()) return HEDDLE_REAL(pthread_cancel)(thread);
+  thread_record* r = heddle::rt::find_thread(thread);
+  if (r == nullptr || r->finished) return ESRCH;
+  heddle::scheduling_point(heddle::point_kind::signal, r->cancelled);
+  r->cancel_pending = true;
+  heddle::signal(r->cancelled);
+  // A thread blocked in a condition wait wakes up (a wake-up POSIX allows to
+  // be spurious for the other waiters) and acts on the request.
+  if (r->waiting_cond != nullptr) heddle::rt::wake_cond_waiters(r->waiting_cond);
+  return 0;
+}
+
+HEDDLE_RT_DEFINE(int, pthread_setcancelstate, (int state, int* old)) {
+  if (!controlled()) return HEDDLE_REAL(pthread_setcancelstate)(state, old);
+  if (state != PTHREAD_CANCEL_ENABLE && state != PTHREAD_CANCEL_DISABLE) return EINVAL;
+  thread_record& me = heddle::rt::self();
+  if (old != nullptr) *old = me.cancel_enabled ? PTHREAD_CANCEL_ENABLE : PTHREAD_CANCEL_DISABLE;
+  me.cancel_enabled = state == PTHREAD_CANCEL_ENABLE;
+  return 0;
+}
+
+HEDDLE_RT_DEFINE(int, pthread_setcanceltype, (int type, int* old)) {
+  if (!controlled()) return HEDDLE_REAL(pthread_setcanceltype)(type, old);
+  if (type != PTHREAD_CANCEL_DEFERRED && type != PTHREAD_CANCEL_ASYNCHRONOUS) return EINVAL;
+  thread_record& me = heddle::rt::self();
+  if (old != nullptr) *old = me.cancel_async ? PTHREAD_CANCEL_ASYNCHRONOUS : PTHREAD_CANCEL_DEFERRED;
+  me.cancel_async = type == PTHREAD_CANCEL_ASYNCHRONOUS;
+  return 0;
+}
+
+HEDDLE_RT_DEFINE(void, pthread_testcancel, ()) {
+  if (!controlled()) return HEDDLE_REAL(pthread_testcancel)();
+  heddle::scheduling_point(heddle::point_kind::yield);
+  heddle::rt::cancellation_point();
+}
+
+// glibc's C form of pthread_cleanup_push/pop (no -fexceptions) registers each
+// handler's unwind buffer with these.
+extern "C" void __pthread_register_cancel(__pthread_unwind_buf_t* buf);
+extern "C" void __pthread_unregister_cancel(__pthread_unwind_buf_t* buf);
+extern "C" void __pthread_unwind_next(__pthread_unwind_buf_t* buf);
+
+HEDDLE_RT_DEFINE(void, __pthread_register_cancel, (__pthread_unwind_buf_t * buf)) {
+  if (!controlled()) return HEDDLE_REAL(__pthread_register_cancel)(buf);
+  heddle::rt::self().c_cleanup.push_back(buf);
+}
+
+HEDDLE_RT_DEFINE(void, __pthread_unregister_cancel, (__pthread_unwind_buf_t * buf)) {
+  if (!controlled()) return HEDDLE_REAL(__pthread_unregister_cancel)(buf);
+  auto& stack = heddle::rt::self().c_cleanup;
+  if (!stack.empty() && stack.back() == buf) stack.pop_back();
+}
+
+HEDDLE_RT_DEFINE(void, __pthread_unwind_next, (__pthread_unwind_buf_t * buf)) {
+  if (!controlled()) HEDDLE_REAL(__pthread_unwind_next)(buf);
+  heddle::rt::unwind_step(heddle::rt::self());
+}
+
+// --- calls that take a pthread_t ---------------------------------------------
+
+HEDDLE_RT_DEFINE(int, pthread_setname_np, (pthread_t thread, const char* name)) {
+  if (!controlled()) return HEDDLE_REAL(pthread_setname_np)(thread, name);
+  thread_record* r = heddle::rt::find_thread(thread);
+  if (r == nullptr) return ESRCH;
+  if (std::strlen(name) > 15) return ERANGE;
+  r->name = name;
+  if (r == &heddle::rt::self()) heddle::set_operation_name(name);
+  return 0;
+}
+
+HEDDLE_RT_DEFINE(int, pthread_getname_np, (pthread_t thread, char* name, size_t size)) {
+  if (!controlled()) return HEDDLE_REAL(pthread_getname_np)(thread, name, size);
+  thread_record* r = heddle::rt::find_thread(thread);
+  if (r == nullptr) return ESRCH;
+  if (size <= r->name.size()) return ERANGE;
+  std::memcpy(name, r->name.c_str(), r->name.size() + 1);
+  return 0;
+}
+
+HEDDLE_RT_DEFINE(int, pthread_getattr_np, (pthread_t thread, pthread_attr_t* attr)) {
+  // Under control the attributes are those of the OS thread the operation
+  // runs on (its stack, for a program that inspects it).
+  if (controlled() && heddle::rt::find_thread(thread) != nullptr)
+    return HEDDLE_REAL(pthread_getattr_np)(HEDDLE_REAL(pthread_self)(), attr);
+  return HEDDLE_REAL(pthread_getattr_np)(thread, attr);
+}
+
+HEDDLE_RT_DEFINE(int, pthread_kill, (pthread_t thread, int sig)) {
+  if (!controlled()) return HEDDLE_REAL(pthread_kill)(thread, sig);
+  thread_record* r = heddle::rt::find_thread(thread);
+  if (r == nullptr || r->finished) return ESRCH;
+  if (sig == 0) return 0;  // "does it exist?"
+  // A signal to a thread is delivered to the OS thread running the caller:
+  // signals are not modelled (docs/pushbutton.md).
+  return HEDDLE_REAL(pthread_kill)(HEDDLE_REAL(pthread_self)(), sig);
+}
+
+// --- keys ----------------------------------------------------------------------
+// The key itself is the C library's (unique, any context); its values belong
+// to the operation under control. Operation 1 is the program's main thread,
+// which may have set values before control began: it falls back to them.
+
+HEDDLE_RT_DEFINE(int, pthread_key_create, (pthread_key_t * key, void (*destructor)(void*))) {
+  const int rc = HEDDLE_REAL(pthread_key_create)(key, destructor);
+  if (rc == 0 && *key < PTHREAD_KEYS_MAX)
+    heddle::rt::key_destructors[*key].store(destructor, std::memory_order_release);
+  return rc;
+}
+
+HEDDLE_RT_DEFINE(int, pthread_key_delete, (pthread_key_t key)) {
+  if (key < PTHREAD_KEYS_MAX) heddle::rt::key_destructors[key].store(nullptr, std::memory_order_release);
+  if (controlled()) heddle::rt::self().specific.erase(key);
+  return HEDDLE_REAL(pthread_key_delete)(key);
+}
+
+HEDDLE_RT_DEFINE(void*, pthread_getspecific, (pthread_key_t key)) {
+  if (!controlled()) return HEDDLE_REAL(pthread_getspecific)(key);
+  thread_record& me = heddle::rt::self();
+  if (const auto it = me.specific.find(key); it != me.specific.end()) return it->second;
+  return me.op == 1 ? HEDDLE_REAL(pthread_getspecific)(key) : nullptr;
+}
+
+HEDDLE_RT_DEFINE(int, pthread_setspecific, (pthread_key_t key, const void* value)) {
+  if (!controlled()) return HEDDLE_REAL(pthread_setspecific)(key, value);
+  if (key >= PTHREAD_KEYS_MAX) return EINVAL;
+  heddle::rt::self().specific[key] = const_cast<void*>(value);
+  return 0;
+}
