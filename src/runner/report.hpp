@@ -1,12 +1,15 @@
 // The text bug report (DESIGN.md section 12): kind, message, operation and
 // source location, the interleaving as one column per operation, the one-line
-// trace, the trace file, and the command that replays it.
+// trace, the trace file, and the command that replays it. With a minimized
+// trace: original versus minimized preemptions and steps, and the minimized
+// interleaving, trace and replay command.
 #pragma once
 
 #include <string>
 
 #include "engine/engine.hpp"
 #include "heddle/explore.hpp"
+#include "runner/timeline.hpp"
 
 namespace heddle::detail {
 
@@ -17,12 +20,18 @@ struct report_context {
   std::uint64_t iteration = 0;
   std::uint64_t iterations_run = 0;
   bool replaying = false;
+  std::string minimized_file;  // the minimized trace, when one was written
+  std::string html_file;       // the HTML report, when one was written
 };
 
 std::string format_report(const bug& b, const trace& t, const iteration_outcome& outcome,
                           const report_context& ctx);
-// How one step reads in a report: "acquire mutex #2 (bank.cpp:14)".
-std::string describe_step(const trace_step& s, const iteration_outcome& outcome, std::size_t index);
+// The same with the minimized trace, when there is one: the report then says
+// how much smaller it is and shows its interleaving, and replays it.
+std::string format_report(const bug& b, const timeline& original, const timeline* minimized,
+                          const report_context& ctx);
+// The interleaving table: one row per step, one column per operation.
+std::string format_interleaving(const timeline& t);
 std::string replay_command(const report_context& ctx);
 
 }  // namespace heddle::detail

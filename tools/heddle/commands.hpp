@@ -33,4 +33,10 @@ struct replay_arguments {
 };
 int run_replay(const replay_arguments& args);
 
+struct report_arguments {
+  std::string trace;  // a trace file, JSON or compact
+  std::optional<std::string> html, perfetto;
+};
+int run_report(const report_arguments& args);
+
 }  // namespace heddle::cli

@@ -3,6 +3,7 @@
 //   heddle list   <test-binary> [--filter GLOB]
 //   heddle test   <test-binary> [--filter GLOB] [--iterations N] [--strategy S] ...
 //   heddle replay <trace-file>  [--program PATH]
+//   heddle report <trace-file>  [--html FILE] [--perfetto FILE]
 //
 // This file only parses arguments (CLI11) and turns failures into exit codes:
 // 0 no bug, 1 bug found, 2 usage or input error, 3 internal error. A usage
@@ -67,12 +68,22 @@ int main(int argc, char** argv) {
       ->required();
   replay_command->add_option("--program", replay.program, "The test binary, if not the one the trace names");
 
+  report_arguments report;
+  CLI::App* report_command =
+      app.add_subcommand("report", "Show a trace: its interleaving, an HTML report, a Perfetto trace");
+  report_command->add_option("trace-file", report.trace, "A trace file (JSON or compact)")->required();
+  report_command->add_option("--html", report.html, "Write a self-contained HTML report to this file");
+  report_command->add_option("--perfetto", report.perfetto,
+                             "Write Chrome trace-event JSON (Perfetto, chrome://tracing) to this file");
+
   if (argc <= 1) {
     std::fputs(app.help().c_str(), stderr);
     return usage_problem;
   }
-  if (const std::string first = argv[1]; !first.starts_with("-") && first != "list" && first != "test" && first != "replay") {
-    fmt::print(stderr, "heddle: unknown command '{}' (commands: list, test, replay; see heddle --help)\n", first);
+  if (const std::string first = argv[1]; !first.starts_with("-") && first != "list" && first != "test" && first != "replay" &&
+      first != "report") {
+    fmt::print(stderr, "heddle: unknown command '{}' (commands: list, test, replay, report; see heddle --help)\n",
+               first);
     return usage_problem;
   }
   try {
@@ -92,6 +103,7 @@ int main(int argc, char** argv) {
     if (list_command->parsed()) return run_list(list);
     if (test_command->parsed()) return run_test(test);
     if (replay_command->parsed()) return run_replay(replay);
+    if (report_command->parsed()) return run_report(report);
   } catch (const heddle::usage_error& e) {
     fmt::print(stderr, "heddle: {}\n", first_line(e.what()));
     return usage_problem;

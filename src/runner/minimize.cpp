@@ -1,0 +1,260 @@
+// Delta debugging over a schedule's deviations from the non-preemptive policy
+// (Zeller and Hildebrandt, "Simplifying and isolating failure-inducing input",
+// TSE 2002), then a binary search for the shortest prefix to keep.
+//
+// 1. The original trace is re-run as a prefix: it must replay exactly and end
+//    in the same bug, else it is left as it is. The guided strategy lists the
+//    run's decisions that differ from its default, keyed by operation progress.
+// 2. ddmin over the removable ones (preemptions and non-zero data choices):
+//    a candidate keeps a subset as overrides (switches after blocking always
+//    stay) and is accepted when it ends in the same bug and ranks no worse
+//    (fewer preemptions, or as many and no more steps). An accepted run's own
+//    deviations become the new set, so later rounds work on what really ran.
+//    Then each remaining preemption alone, retargeted to every operation.
+// 3. Shortest prefix: the accepted run's first k steps, then the default
+//    policy; the smallest k whose run ends in the same bug and ranks no worse.
+// Steps 2 and 3 repeat while a round improves the rank.
+#include "runner/minimize.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <utility>
+
+#include "backends/fiber_backend.hpp"
+#include "strategies/guided.hpp"
+
+namespace heddle::detail {
+namespace {
+
+std::string masked(std::string_view message) {
+  std::string out;
+  for (std::size_t i = 0; i < message.size(); ++i) {
+    if (std::isdigit(static_cast<unsigned char>(message[i]))) {
+      out += '#';
+      while (i + 1 < message.size() && std::isdigit(static_cast<unsigned char>(message[i + 1]))) ++i;
+    } else {
+      out += message[i];
+    }
+  }
+  return out;
+}
+
+class minimizer {
+ public:
+  minimizer(const std::function<void()>& body, const trace& original, const minimize_limits& limits)
+      : body_(body),
+        original_(original),
+        limits_(limits),
+        started_(std::chrono::steady_clock::now()),
+        step_limit_(std::max<std::uint64_t>(4 * original.steps.size(), original.steps.size() + 1000)),
+        fibers_(limits.stack_size),
+        engine_(fibers_, {original.header.max_steps, original.header.fail_on_max_steps,
+                          original.header.spurious_wakeups, original.header.spurious_cas_failures}) {}
+
+  minimization run() {
+    minimization m;
+    m.original.trace = original_;
+    m.best.trace = original_;
+    if (!original_.found) return finish(m, "the trace records no bug");
+    if (original_.found->kind == bug_kind::crash || original_.found->kind == bug_kind::stack_overflow)
+      return finish(m, "crashes are not minimized in-process (a candidate would crash the process too)");
+
+    // 1. The original, as a prefix followed step by step.
+    candidate first;
+    if (!attempt({original_.steps, {}, step_limit_}, first, /*exact=*/true))
+      return finish(m, "the trace does not replay exactly to the same bug");
+    m.original = first.run;
+    best_ = std::move(first);
+
+    // 2 and 3, again while a round improves: a shorter run has new keys
+    // that the next round can work on.
+    for (;;) {
+      const auto before = rank(best_.run);
+      reduce_preemptions();
+      retarget_preemptions();
+      shorten_prefix();
+      if (rank(best_.run) >= before || !within_budget()) break;
+    }
+    m.best = best_.run;
+    m.minimized = true;
+    return finish(m, {});
+  }
+
+ private:
+  // A guided run and the decisions in it that differ from the default policy.
+  struct candidate {
+    recorded_run run;
+    std::vector<deviation> deviations;
+  };
+
+  // Fewer preemptions first, then fewer steps.
+  static std::pair<std::uint64_t, std::size_t> rank(const recorded_run& r) {
+    return {r.preemptions, r.trace.steps.size()};
+  }
+
+  bool within_budget() const {
+    return runs_ < limits_.max_runs && std::chrono::steady_clock::now() - started_ < limits_.time_limit;
+  }
+
+  // Runs `g` and makes it the best run when it ends in the original's bug and
+  // ranks no worse; returns whether it did.
+  bool try_guide(guide g) {
+    candidate c;
+    if (!attempt(std::move(g), c) || rank(c.run) > rank(best_.run)) return false;
+    best_ = std::move(c);
+    return true;
+  }
+
+  static void split(const std::vector<deviation>& all, std::vector<deviation>& fixed,
+                    std::vector<deviation>& removable) {
+    fixed.clear();
+    removable.clear();
+    for (const deviation& d : all) {
+      const bool switch_after_blocking = d.key.kind == step_kind::schedule && !d.preemption;
+      (switch_after_blocking ? fixed : removable).push_back(d);
+    }
+  }
+
+  // 2. ddmin over the best run's removable deviations. An accepted run's
+  // removable deviations are a subset of the ones it was given, so every
+  // acceptance shrinks the set and the loop ends.
+  void reduce_preemptions() {
+    std::vector<deviation> fixed, removable;
+    split(best_.deviations, fixed, removable);
+    std::size_t n = 2;
+    bool first = true;
+    while (!removable.empty() && within_budget()) {
+      // The empty set first: a run without any removable deviation is the best outcome.
+      std::vector<std::vector<deviation>> keeps;
+      if (first) keeps.emplace_back();
+      first = false;
+      n = std::min(n, removable.size());
+      const std::size_t chunk = (removable.size() + n - 1) / n;
+      for (std::size_t begin = 0; begin < removable.size(); begin += chunk) {
+        const auto cut = removable.begin() + static_cast<std::ptrdiff_t>(begin);
+        const auto resume = removable.begin() + static_cast<std::ptrdiff_t>(std::min(begin + chunk, removable.size()));
+        std::vector<deviation> complement(removable.begin(), cut);
+        complement.insert(complement.end(), resume, removable.end());
+        keeps.push_back(std::move(complement));
+      }
+      bool reduced = false;
+      for (const std::vector<deviation>& keep : keeps) {
+        std::vector<deviation> overrides = fixed;
+        overrides.insert(overrides.end(), keep.begin(), keep.end());
+        if (try_guide({{}, std::move(overrides), step_limit_})) {
+          split(best_.deviations, fixed, removable);
+          n = std::max<std::size_t>(n - 1, 2);
+          reduced = true;
+          break;
+        }
+      }
+      if (!reduced) {
+        if (n >= removable.size()) break;
+        n = std::min(2 * n, removable.size());
+      }
+    }
+  }
+
+  // ddmin only drops preemptions; the one a bug needs may be a preemption the
+  // original took towards another operation (op 2 preempted for op 5 where
+  // op 3 was what mattered). So each preemption point alone, towards each
+  // operation in turn, with the switches after blocking kept.
+  void retarget_preemptions() {
+    if (best_.run.preemptions <= 1) return;
+    std::vector<deviation> fixed, removable;
+    split(best_.deviations, fixed, removable);
+    const std::size_t operations = best_.run.outcome.operation_names.size();
+    for (const deviation& d : removable) {
+      if (!d.preemption) continue;
+      for (operation_id target = 1; target <= operations; ++target) {
+        if (target == d.value || target == d.key.operation || !within_budget()) continue;
+        std::vector<deviation> overrides = fixed;
+        overrides.push_back({d.key, target, true, d.step});
+        if (try_guide({{}, std::move(overrides), step_limit_})) return;
+      }
+    }
+  }
+
+  // 3. The shortest prefix of the best run that, completed by the default
+  // policy, still ends in the same bug. Past its last deviation a run is the
+  // default policy already, so the search starts there.
+  void shorten_prefix() {
+    std::size_t low = 0;
+    std::size_t high = 0;
+    for (const deviation& d : best_.deviations) high = std::max<std::size_t>(high, d.step + 1);
+    while (low < high && within_budget()) {
+      const std::size_t middle = low + (high - low) / 2;
+      const auto begin = best_.run.trace.steps.begin();
+      // The best run's first `middle` steps stay the same when it changes.
+      if (try_guide({{begin, begin + static_cast<std::ptrdiff_t>(middle)}, {}, step_limit_}))
+        high = middle;
+      else
+        low = middle + 1;
+    }
+  }
+
+  // Runs one guided iteration; true when it ends in the original's bug (and,
+  // when `exact`, followed the prefix to the letter).
+  bool attempt(guide g, candidate& out, bool exact = false) {
+    if (!within_budget()) return false;
+    ++runs_;
+    guided_strategy s(std::move(g));
+    s.begin_iteration(original_.header.iteration, 0);
+    const iteration_outcome& o = engine_.run(s, body_);
+    s.end_iteration({o.steps.size(), o.found.has_value(), o.hit_max_steps});
+    if (!o.found || o.stopped || !same_bug(*o.found, *original_.found)) return false;
+    if (exact && (s.missed() != 0 || o.trace_steps() != original_.steps)) return false;
+    out.run.trace.header = original_.header;
+    out.run.trace.steps = o.trace_steps();
+    out.run.trace.found = o.found;
+    out.run.outcome = o;
+    out.run.preemptions = s.preemptions();
+    out.run.preemption_steps.clear();
+    for (const deviation& d : s.deviations())
+      if (d.preemption) out.run.preemption_steps.push_back(d.step);
+    out.deviations = s.deviations();
+    return true;
+  }
+
+  minimization finish(minimization& m, std::string reason) {
+    m.reason = std::move(reason);
+    m.runs = runs_;
+    m.elapsed = std::chrono::steady_clock::now() - started_;
+    return std::move(m);
+  }
+
+  const std::function<void()>& body_;
+  const trace& original_;
+  minimize_limits limits_;
+  std::chrono::steady_clock::time_point started_;
+  std::uint64_t step_limit_;  // a completion that spins is stopped here
+  fiber_backend fibers_;
+  engine engine_;
+  candidate best_;
+  std::uint64_t runs_ = 0;
+};
+
+}  // namespace
+
+bool same_bug(const bug& a, const bug& b) {
+  if (a.kind != b.kind || masked(a.message) != masked(b.message)) return false;
+  if (a.kind == bug_kind::deadlock || a.kind == bug_kind::livelock) return true;
+  return a.where.file == b.where.file && a.where.line == b.where.line;
+}
+
+minimization minimize(const std::function<void()>& body, const trace& original, const minimize_limits& limits) {
+  return minimizer(body, original, limits).run();
+}
+
+std::vector<timeline> timelines_of(const minimization& m) {
+  std::vector<timeline> all;
+  // The original's run is known once it replayed; until then, only its trace.
+  if (m.original.outcome.steps.size() == m.original.trace.steps.size() && !m.original.trace.steps.empty())
+    all.push_back(make_timeline("original", m.original.trace, m.original.outcome, &m.original.preemption_steps));
+  else
+    all.push_back(make_timeline("original", m.original.trace));
+  if (m.minimized) all.push_back(make_timeline("minimized", m.best.trace, m.best.outcome, &m.best.preemption_steps));
+  return all;
+}
+
+}  // namespace heddle::detail

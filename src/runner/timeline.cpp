@@ -1,0 +1,197 @@
+// Timelines (see timeline.hpp), and their place in a trace file:
+//
+//   {"format": "heddle-trace", ... the trace ...,
+//    "annotations": {"operations": ["main", "worker"],
+//                    "steps": [[1, "", "bank.cpp", 12, false], [2, "mutex #3", "bank.cpp", 20, true], ...],
+//                    "preemptions": 1},
+//    "minimized": {"format": "heddle-trace", ... the minimized trace, with its own "annotations" ...}}
+//
+// Each annotation step is [operation, object, file, line, preemption], one per
+// trace step; "preemptions" is present when they were measured.
+#include "runner/timeline.hpp"
+
+#include <fstream>
+#include <iterator>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace heddle::detail {
+namespace {
+
+using nlohmann::json;
+
+std::string basename(std::string_view path) {
+  const auto slash = path.rfind('/');
+  return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
+}
+
+std::string object_text(const iteration_outcome& o, object_id id) {
+  if (id == 0) return {};
+  if (id < o.objects.size()) {
+    const object_state& s = o.objects[id];
+    if (s.kind == object_kind::operation) return fmt::format("op {}", s.owner);
+    return fmt::format("{} #{}", to_string(s.kind), id);
+  }
+  return fmt::format("#{}", id);
+}
+
+// Who ran each step when only the trace is known: the chosen operation; a data
+// choice is taken by the operation that ran last.
+void fill_operations(timeline& t) {
+  operation_id running = 0;
+  operation_id highest = 0;
+  t.steps.resize(t.trace.steps.size());
+  for (std::size_t i = 0; i < t.trace.steps.size(); ++i) {
+    const trace_step& s = t.trace.steps[i];
+    if (s.kind == step_kind::schedule) running = static_cast<operation_id>(s.value);
+    t.steps[i].step = s;
+    t.steps[i].operation = running;
+    highest = std::max(highest, running);
+  }
+  t.operation_names.resize(highest);
+}
+
+json annotations_json(const timeline& t) {
+  json steps = json::array();
+  for (const timeline_step& s : t.steps) steps.push_back({s.operation, s.object, s.file, s.line, s.preemption});
+  json a = {{"operations", t.operation_names}, {"steps", std::move(steps)}};
+  if (t.preemptions) a["preemptions"] = *t.preemptions;
+  return a;
+}
+
+json trace_object(const timeline& t) {
+  json j = json::parse(to_json(t.trace));
+  if (t.annotated) j["annotations"] = annotations_json(t);
+  return j;
+}
+
+timeline timeline_from_object(std::string label, const json& j) {
+  timeline t;
+  t.label = std::move(label);
+  t.trace = trace_from_json(j.dump());
+  fill_operations(t);
+  const auto a = j.find("annotations");
+  if (a == j.end()) return t;
+  const auto bad = [](std::string_view what) {
+    return trace_error(fmt::format("malformed trace: \"annotations\" {}", what));
+  };
+  if (!a->is_object() || !a->contains("operations") || !a->contains("steps")) throw bad("lacks operations or steps");
+  const json& names = (*a)["operations"];
+  const json& steps = (*a)["steps"];
+  if (!names.is_array() || !steps.is_array()) throw bad("has operations or steps that are not arrays");
+  if (steps.size() != t.trace.steps.size())
+    throw bad(fmt::format("has {} steps for a trace of {}", steps.size(), t.trace.steps.size()));
+  t.operation_names.clear();
+  for (const json& n : names) {
+    if (!n.is_string()) throw bad("has an operation name that is not a string");
+    t.operation_names.push_back(n.get<std::string>());
+  }
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const json& s = steps[i];
+    if (!s.is_array() || s.size() != 5 || !s[0].is_number_unsigned() || !s[1].is_string() || !s[2].is_string() ||
+        !s[3].is_number_unsigned() || !s[4].is_boolean())
+      throw bad(fmt::format("step {} is not [operation, object, file, line, preemption]", i));
+    timeline_step& step = t.steps[i];
+    step.operation = s[0].get<operation_id>();
+    if (step.operation > t.operation_names.size())
+      throw bad(fmt::format("step {} names operation {}, which it does not list", i, step.operation));
+    step.object = s[1].get<std::string>();
+    step.file = s[2].get<std::string>();
+    step.line = s[3].get<std::uint32_t>();
+    step.preemption = s[4].get<bool>();
+  }
+  if (const auto p = a->find("preemptions"); p != a->end()) {
+    if (!p->is_number_unsigned()) throw bad("has \"preemptions\" that is not a count");
+    t.preemptions = p->get<std::uint64_t>();
+  }
+  t.annotated = true;
+  return t;
+}
+
+}  // namespace
+
+std::string timeline::operation_title(operation_id id) const {
+  const std::string name = id >= 1 && id <= operation_names.size() ? operation_names[id - 1] : "";
+  return name.empty() ? fmt::format("op {}", id) : fmt::format("op {} ({})", id, name);
+}
+
+std::string timeline::step_text(std::size_t index) const {
+  const timeline_step& s = steps[index];
+  const std::string object = !s.object.empty() ? s.object : s.step.object != 0 ? fmt::format("#{}", s.step.object) : "";
+  switch (s.step.kind) {
+    case step_kind::schedule:
+      if (s.step.point == point_kind::start || object.empty()) return std::string(to_string(s.step.point));
+      return fmt::format("{} {}", to_string(s.step.point), object);
+    case step_kind::choose_bool:
+    case step_kind::choose_int:
+      if (s.step.point == point_kind::choose) return fmt::format("choose {}", s.step.value);
+      return fmt::format("{} {} choice {}", to_string(s.step.point), object, s.step.value);
+  }
+  return {};
+}
+
+std::string timeline::step_where(std::size_t index) const {
+  const timeline_step& s = steps[index];
+  return s.line != 0 ? fmt::format("{}:{}", basename(s.file), s.line) : std::string{};
+}
+
+timeline make_timeline(std::string label, const trace& t, const iteration_outcome& o,
+                       const std::vector<std::uint64_t>* preemption_steps) {
+  timeline tl;
+  tl.label = std::move(label);
+  tl.trace = t;
+  tl.operation_names = o.operation_names;
+  tl.annotated = true;
+  tl.steps.resize(t.steps.size());
+  for (std::size_t i = 0; i < t.steps.size(); ++i) {
+    timeline_step& s = tl.steps[i];
+    s.step = t.steps[i];
+    if (i < o.steps.size()) {
+      s.operation = o.steps[i].operation;
+      if (o.steps[i].where.line() != 0) {
+        s.file = o.steps[i].where.file_name();
+        s.line = o.steps[i].where.line();
+      }
+    }
+    s.object = object_text(o, s.step.object);
+  }
+  if (preemption_steps != nullptr) {
+    tl.preemptions = preemption_steps->size();
+    for (std::uint64_t i : *preemption_steps)
+      if (i < tl.steps.size()) tl.steps[i].preemption = true;
+  }
+  return tl;
+}
+
+timeline make_timeline(std::string label, const trace& t) {
+  timeline tl;
+  tl.label = std::move(label);
+  tl.trace = t;
+  fill_operations(tl);
+  return tl;
+}
+
+std::string timeline_json(const timeline& t, const timeline* minimized) {
+  json j = trace_object(t);
+  if (minimized != nullptr) j["minimized"] = trace_object(*minimized);
+  return j.dump(1) + "\n";
+}
+
+std::vector<timeline> load_timelines(const std::string& path) {
+  const trace plain = load_trace(path);  // names every problem of the trace itself
+  std::ifstream in(path, std::ios::binary);
+  const json j = json::parse(std::string{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()},
+                             nullptr, false);
+  if (!j.is_object()) return {make_timeline("original", plain)};  // a compact trace
+  try {
+    std::vector<timeline> all;
+    all.push_back(timeline_from_object("original", j));
+    if (const auto m = j.find("minimized"); m != j.end()) all.push_back(timeline_from_object("minimized", *m));
+    return all;
+  } catch (const trace_error& e) {
+    throw trace_error(fmt::format("{}: {}", path, e.what()));
+  }
+}
+
+}  // namespace heddle::detail

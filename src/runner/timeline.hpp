@@ -1,0 +1,70 @@
+// A trace made readable: who ran each step, what it touched, where in the
+// source. The text report, the HTML report and the Perfetto export all draw
+// from it, whether the trace was just recorded or read back from a file.
+//
+// Contract: a timeline built from an iteration's outcome knows operation
+// names, object kinds and source locations; the trace JSON it writes keeps
+// them under "annotations" (ignored by trace_from_json(), so the file stays a
+// trace that `heddle replay` reads). A timeline read from a trace without
+// annotations (a compact trace, a crash's trace) still knows who ran each step
+// (the chosen operation; for a data choice, the operation that last ran) but
+// not names, object kinds or source lines. A bug's trace file may carry its
+// minimized trace under "minimized", in the same shape.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "engine/engine.hpp"
+#include "heddle/trace.hpp"
+
+namespace heddle::detail {
+
+struct timeline_step {
+  trace_step step;
+  operation_id operation = 0;  // who ran (schedule) or who chose (data choice)
+  std::string object;          // "mutex #2", "op 3", "#2" when the kind is unknown; empty for none
+  std::string file;            // where the operation's pending point was; empty when unknown
+  std::uint32_t line = 0;
+  bool preemption = false;     // another operation was chosen while this step's predecessor could run on
+};
+
+struct timeline {
+  std::string label;  // "original", "minimized"
+  heddle::trace trace;
+  std::vector<std::string> operation_names;  // index = operation id - 1; "" when unnamed
+  std::vector<timeline_step> steps;
+  std::optional<std::uint64_t> preemptions;  // when measured (a guided re-run)
+  bool annotated = false;  // names, objects and source locations are known
+
+  std::size_t operation_count() const { return operation_names.size(); }
+  // "op 2 (worker)" or "op 2".
+  std::string operation_title(operation_id id) const;
+  // "acquire mutex #2", "choose 1", "start".
+  std::string step_text(std::size_t index) const;
+  // "lock.cpp:14" (the file's last component), or "".
+  std::string step_where(std::size_t index) const;
+};
+
+// From an iteration as the engine left it. When the run's preemptions were
+// measured (a guided re-run), `preemption_steps` lists the steps that were.
+timeline make_timeline(std::string label, const trace& t, const iteration_outcome& o,
+                       const std::vector<std::uint64_t>* preemption_steps = nullptr);
+
+// From a trace alone: who ran, but no names or source locations.
+timeline make_timeline(std::string label, const trace& t);
+
+// The trace JSON of `t` with its annotations; with `minimized`, that trace
+// too under "minimized".
+std::string timeline_json(const timeline& t, const timeline* minimized = nullptr);
+
+// Reads a trace file (JSON or compact). Returns the trace's timeline, then
+// its minimized one when the file carries it. Throws trace_error naming the
+// problem.
+std::vector<timeline> load_timelines(const std::string& path);
+
+}  // namespace heddle::detail

@@ -1,0 +1,198 @@
+// Trace minimization (src/runner/minimize.hpp): the minimized trace keeps the
+// bug, has the fewest preemptions delta debugging finds (exactly the known
+// minimum on small programs), takes no spurious or noisy data choice it does
+// not need, replays exactly; crashes and traces that do not replay are left as
+// they are; and on the whole bug suite no minimized trace has more preemptions
+// than its original.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "heddle/heddle.hpp"
+#include "programs.hpp"
+#include "runner/minimize.hpp"
+
+namespace {
+
+using heddle::detail::minimize;
+using heddle::detail::minimization;
+using heddle::detail::same_bug;
+
+heddle::options quiet(std::string strategy, std::uint64_t iterations) {
+  return {.iterations = iterations, .strategy = std::move(strategy), .print_report = false, .out = ""};
+}
+
+// Two incrementers that read, then write, an atomic counter; two bystanders
+// that touch atomics of their own, so a random schedule preempts often.
+void noisy_lost_update() {
+  heddle::atomic<int> counter{0};
+  heddle::atomic<int> noise_a{0}, noise_b{0};
+  auto bump = [&] {
+    const int seen = counter.load();
+    counter.store(seen + 1);
+  };
+  auto chatter = [](heddle::atomic<int>& own) {
+    for (int i = 0; i < 6; ++i) own.fetch_add(1);
+  };
+  heddle::thread a(bump), b(bump);
+  heddle::thread x([&] { chatter(noise_a); }), y([&] { chatter(noise_b); });
+  a.join();
+  b.join();
+  x.join();
+  y.join();
+  HEDDLE_ASSERT(counter.load() == 2);
+}
+
+// Fails when the first choice is true; eight more choices are noise.
+void one_choice_matters() {
+  const bool bad = heddle::choose_bool();
+  int noise = 0;
+  for (int i = 0; i < 8; ++i) noise += heddle::choose_bool() ? 1 : 0;
+  HEDDLE_ASSERT_MSG(!bad, "the first choice was true");
+}
+
+// Replays `t` from a file, as `heddle replay` makes a test binary do.
+heddle::result replay(const heddle::trace& t, void (*body)(), const std::string& test) {
+  const std::string path = testing::TempDir() + "/minimize_test_" + test + ".json";
+  std::ofstream(path) << heddle::to_json(t);
+  heddle::options o = quiet("random", 1);
+  o.replay = path;
+  heddle::result r = heddle::explore(o, body, {.test = test});
+  std::remove(path.c_str());
+  return r;
+}
+
+std::size_t nonzero_choices(const heddle::trace& t) {
+  return static_cast<std::size_t>(std::count_if(t.steps.begin(), t.steps.end(), [](const heddle::trace_step& s) {
+    return s.kind != heddle::step_kind::schedule && s.value != 0;
+  }));
+}
+
+TEST(minimize, lost_update_needs_exactly_one_preemption) {
+  const heddle::result found = heddle::explore(quiet("random", 10'000), noisy_lost_update, {.test = "m.lost"});
+  ASSERT_TRUE(found.bug);
+  const minimization m = minimize(noisy_lost_update, found.trace);
+  ASSERT_TRUE(m.minimized) << m.reason;
+  EXPECT_GT(m.original.preemptions, 1u);
+  EXPECT_EQ(m.best.preemptions, 1u);
+  EXPECT_LE(m.best.trace.steps.size(), found.trace.steps.size());
+  ASSERT_TRUE(m.best.trace.found);
+  EXPECT_EQ(m.best.trace.found->kind, heddle::bug_kind::assertion);
+  EXPECT_EQ(m.best.trace.found->message, "assertion failed: counter.load() == 2");
+  EXPECT_EQ(m.best.trace.header, found.trace.header);
+
+  const heddle::result again = replay(m.best.trace, noisy_lost_update, "m.lost");
+  ASSERT_TRUE(again.bug) << again.divergence.value_or("no divergence either");
+  EXPECT_FALSE(again.divergence);
+  EXPECT_EQ(again.trace.steps, m.best.trace.steps);
+  EXPECT_EQ(again.bug->signature(), m.best.trace.found->signature());
+}
+
+TEST(minimize, noise_choices_go_back_to_zero) {
+  const heddle::result found = heddle::explore(quiet("random", 1000), one_choice_matters, {.test = "m.choice"});
+  ASSERT_TRUE(found.bug);
+  ASSERT_GT(nonzero_choices(found.trace), 1u);
+  const minimization m = minimize(one_choice_matters, found.trace);
+  ASSERT_TRUE(m.minimized) << m.reason;
+  EXPECT_EQ(nonzero_choices(m.best.trace), 1u);
+  ASSERT_GE(m.best.trace.steps.size(), 2u);
+  EXPECT_EQ(m.best.trace.steps[1].kind, heddle::step_kind::choose_bool);
+  EXPECT_EQ(m.best.trace.steps[1].value, 1u);
+  EXPECT_EQ(m.best.trace.found->message, "the first choice was true");
+  EXPECT_TRUE(replay(m.best.trace, one_choice_matters, "m.choice").bug);
+}
+
+TEST(minimize, is_deterministic) {
+  const heddle::result found = heddle::explore(quiet("random", 10'000), noisy_lost_update, {.test = "m.lost"});
+  ASSERT_TRUE(found.bug);
+  const minimization first = minimize(noisy_lost_update, found.trace);
+  const minimization second = minimize(noisy_lost_update, found.trace);
+  EXPECT_EQ(first.best.trace, second.best.trace);
+  EXPECT_EQ(first.runs, second.runs);
+}
+
+TEST(minimize, a_budget_of_one_run_keeps_the_original) {
+  const heddle::result found = heddle::explore(quiet("random", 10'000), noisy_lost_update, {.test = "m.lost"});
+  ASSERT_TRUE(found.bug);
+  const minimization m = minimize(noisy_lost_update, found.trace, {.max_runs = 1});
+  EXPECT_EQ(m.runs, 1u);
+  EXPECT_EQ(m.best.trace, found.trace);
+  EXPECT_EQ(m.best.preemptions, m.original.preemptions);
+}
+
+TEST(minimize, leaves_crashes_and_traces_that_do_not_replay_alone) {
+  const heddle::result found = heddle::explore(quiet("random", 10'000), noisy_lost_update, {.test = "m.lost"});
+  ASSERT_TRUE(found.bug);
+
+  heddle::trace crashed = found.trace;
+  crashed.found->kind = heddle::bug_kind::crash;
+  const minimization c = minimize(noisy_lost_update, crashed);
+  EXPECT_FALSE(c.minimized);
+  EXPECT_NE(c.reason.find("crashes are not minimized"), std::string::npos) << c.reason;
+  EXPECT_EQ(c.best.trace, crashed);
+  EXPECT_EQ(c.runs, 0u);
+
+  heddle::trace other_bug = found.trace;
+  other_bug.found->message = "a different assertion";
+  const minimization d = minimize(noisy_lost_update, other_bug);
+  EXPECT_FALSE(d.minimized);
+  EXPECT_NE(d.reason.find("does not replay exactly"), std::string::npos) << d.reason;
+  EXPECT_EQ(d.best.trace, other_bug);
+
+  heddle::trace no_bug = found.trace;
+  no_bug.found.reset();
+  EXPECT_NE(minimize(noisy_lost_update, no_bug).reason.find("no bug"), std::string::npos);
+}
+
+TEST(minimize, same_bug_masks_ids_and_ignores_where_a_deadlock_was_noticed) {
+  heddle::bug a{.kind = heddle::bug_kind::deadlock,
+                .message = "operation 2 (t) waits for mutex #3 held by operation 1 (main)",
+                .where = {"x.cpp", 10, "f"}};
+  heddle::bug b = a;
+  b.message = "operation 3 (t) waits for mutex #4 held by operation 1 (main)";
+  b.where.line = 20;
+  EXPECT_TRUE(same_bug(a, b));
+  b.message = "operation 3 (t) waits for condition_variable #4";
+  EXPECT_FALSE(same_bug(a, b));
+
+  heddle::bug x{.kind = heddle::bug_kind::assertion, .message = "assertion failed: n == 2", .where = {"x.cpp", 10, "f"}};
+  heddle::bug y = x;
+  EXPECT_TRUE(same_bug(x, y));
+  y.where.line = 11;
+  EXPECT_FALSE(same_bug(x, y));
+  y = x;
+  y.kind = heddle::bug_kind::api_misuse;
+  EXPECT_FALSE(same_bug(x, y));
+}
+
+// The acceptance check of issue 5 on the bug suite: the first bug of every
+// program, minimized, has no more preemptions than the original (with as many, no more steps),
+// the same bug, and replays exactly.
+TEST(minimize, bug_suite_minimized_traces_are_no_worse_and_replay) {
+  for (const heddle_bugs::program& p : heddle_bugs::all_programs()) {
+    SCOPED_TRACE(std::string(p.name));
+    const heddle::options o = heddle_bugs::options_for(p, p.strategy, p.iterations);
+    const heddle::result found = heddle::explore(o, p.buggy, heddle_bugs::identity_of(p));
+    ASSERT_TRUE(found.bug);
+    const minimization m = minimize(p.buggy, found.trace);
+    ASSERT_TRUE(m.minimized) << m.reason;
+    EXPECT_LE(m.best.preemptions, m.original.preemptions);
+    if (m.best.preemptions == m.original.preemptions) {
+      EXPECT_LE(m.best.trace.steps.size(), found.trace.steps.size());
+    }
+    ASSERT_TRUE(m.best.trace.found);
+    EXPECT_TRUE(same_bug(*m.best.trace.found, *found.bug));
+    EXPECT_EQ(m.best.trace.found->kind, p.kind);
+    EXPECT_NE(m.best.trace.found->message.find(p.message), std::string::npos) << m.best.trace.found->message;
+    const heddle::result again = replay(m.best.trace, p.buggy, heddle_bugs::identity_of(p).test);
+    ASSERT_TRUE(again.bug) << again.divergence.value_or("");
+    EXPECT_EQ(again.trace.steps, m.best.trace.steps);
+    EXPECT_EQ(again.bug->signature(), m.best.trace.found->signature());
+  }
+}
+
+}  // namespace
