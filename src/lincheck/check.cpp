@@ -14,7 +14,8 @@
 namespace heddle::lincheck {
 namespace {
 
-void validate(const declaration& d) {
+// `unnamed_ok`: the RapidCheck front end has one operation, printed as its command.
+void validate(const declaration& d, bool unnamed_ok = false) {
   const detail::erased_spec& s = d.erased;
   const options& o = d.opts;
   auto fail = [](std::string message) { throw declaration_error("heddle lincheck: " + message); };
@@ -22,7 +23,7 @@ void validate(const declaration& d) {
   if (s.ops.empty()) fail("no operations declared: add at least one with .op(name, &Object::f, &Model::f, generators...)");
   std::set<std::string> names;
   for (const detail::operation_decl& op : s.ops) {
-    if (op.name.empty()) fail("an operation has an empty name");
+    if (op.name.empty() && !unnamed_ok) fail("an operation has an empty name");
     if (!names.insert(op.name).second)
       fail(fmt::format("two operations are named '{}': give each a distinct name", op.name));
   }
@@ -44,42 +45,60 @@ void validate(const declaration& d) {
 
 }  // namespace
 
+namespace {
+
+// Runs scenario number `index` (its seed derived from it); on a failure,
+// minimizes it and fills res.failure.
+void run_scenario(detail::executor& exec, const declaration& d, scenario sc, std::size_t index, result& res) {
+  const options& opts = d.opts;
+  const std::uint64_t scenario_seed = heddle::detail::iteration_seed(opts.seed, index);
+  ++res.scenarios;
+  std::optional<detail::judgement> j = exec.explore(sc, scenario_seed, res.runs, res.skipped_runs);
+  if (!j) return;
+  const std::size_t original_calls = sc.calls();
+  detail::failing_run f{std::move(sc), exec.last_run(), std::move(*j)};
+  if (opts.minimize) f = detail::minimize(exec, std::move(f), scenario_seed, res.runs);
+  failure out;
+  out.kind = f.verdict.kind;
+  out.bug = f.verdict.bug;
+  out.message = f.verdict.message;
+  out.scenario = detail::scenario_text(exec.names(), f.sc);
+  out.threads = f.sc.threads.size();
+  out.parallel_calls = f.sc.parallel_calls();
+  auto add = [&](const std::vector<actor>& actors) {
+    for (const actor& a : actors) out.operations.push_back(exec.names()[a.op]);
+  };
+  add(f.sc.init);
+  for (const auto& t : f.sc.threads) add(t);
+  add(f.sc.post);
+  out.scenario_index = index;
+  out.original_calls = original_calls;
+  out.report = detail::format_report(exec.names(), f, opts, index, original_calls);
+  if (opts.print_report) std::fputs(out.report.c_str(), stderr);
+  res.failure = std::move(out);
+}
+
+}  // namespace
+
 result check(const declaration& d) {
   validate(d);
   const auto started = std::chrono::steady_clock::now();
-  const options& opts = d.opts;
-  detail::executor exec(d.erased, opts);
+  detail::executor exec(d.erased, d.opts);
   result res;
-  for (std::size_t s = 0; s < opts.scenarios; ++s) {
-    const std::uint64_t scenario_seed = heddle::detail::iteration_seed(opts.seed, s);
-    random_source r(scenario_seed);
-    scenario sc = detail::generate_scenario(d.erased, opts, r);
-    ++res.scenarios;
-    std::optional<detail::judgement> j = exec.explore(sc, scenario_seed, res.runs, res.skipped_runs);
-    if (!j) continue;
-    const std::size_t original_calls = sc.calls();
-    detail::failing_run f{std::move(sc), exec.last_run(), std::move(*j)};
-    if (opts.minimize) f = detail::minimize(exec, std::move(f), scenario_seed, res.runs);
-    failure out;
-    out.kind = f.verdict.kind;
-    out.bug = f.verdict.bug;
-    out.message = f.verdict.message;
-    out.scenario = detail::scenario_text(exec.names(), f.sc);
-    out.threads = f.sc.threads.size();
-    out.parallel_calls = f.sc.parallel_calls();
-    auto add = [&](const std::vector<actor>& actors) {
-      for (const actor& a : actors) out.operations.push_back(exec.names()[a.op]);
-    };
-    add(f.sc.init);
-    for (const auto& t : f.sc.threads) add(t);
-    add(f.sc.post);
-    out.scenario_index = s;
-    out.original_calls = original_calls;
-    out.report = detail::format_report(exec.names(), f, opts, s, original_calls);
-    if (opts.print_report) std::fputs(out.report.c_str(), stderr);
-    res.failure = std::move(out);
-    break;
+  for (std::size_t s = 0; s < d.opts.scenarios && !res.failure; ++s) {
+    random_source r(heddle::detail::iteration_seed(d.opts.seed, s));
+    run_scenario(exec, d, detail::generate_scenario(d.erased, d.opts, r), s, res);
   }
+  res.elapsed = std::chrono::steady_clock::now() - started;
+  return res;
+}
+
+result detail::check_scenario(const declaration& d, const scenario& sc) {
+  validate(d, true);
+  const auto started = std::chrono::steady_clock::now();
+  detail::executor exec(d.erased, d.opts);
+  result res;
+  run_scenario(exec, d, sc, 0, res);
   res.elapsed = std::chrono::steady_clock::now() - started;
   return res;
 }

@@ -33,6 +33,7 @@ std::string table(const std::vector<std::string>& header, const std::vector<std:
 }
 
 std::string actor_text(const operation_names& names, const actor& a) {
+  if (names[a.op].empty()) return a.args ? a.args->text() : "";
   return fmt::format("{}({})", names[a.op], a.args ? a.args->text() : "");
 }
 

@@ -43,7 +43,9 @@ std::size_t scenario::parallel_calls() const {
 namespace detail {
 
 std::string call_text(const operation_names& names, const call_record& c, bool with_result) {
-  std::string text = fmt::format("{}({})", names[c.op], c.args ? c.args->text() : "");
+  // An operation without a name (RapidCheck commands) prints as its arguments.
+  std::string text = names[c.op].empty() ? (c.args ? c.args->text() : "")
+                                         : fmt::format("{}({})", names[c.op], c.args ? c.args->text() : "");
   if (with_result) text += c.result ? ": " + c.result->text() : std::string(" (never returned)");
   return text;
 }

@@ -527,6 +527,9 @@ namespace detail {
 // What HEDDLE_LINCHECK_TEST runs: check(), and a GoogleTest failure with the
 // report (or the declaration error) when it fails.
 void expect_pass(const declaration& d);
+// Runs one given scenario as check() runs a generated one (the RapidCheck
+// front end, which shrinks on its own, turns minimization off).
+result check_scenario(const declaration& d, const scenario& sc);
 }  // namespace detail
 
 }  // namespace heddle::lincheck
