@@ -73,6 +73,8 @@ void run_scenario(detail::executor& exec, const declaration& d, scenario sc, std
   add(f.sc.post);
   out.scenario_index = index;
   out.original_calls = original_calls;
+  out.reductions = f.reductions;
+  out.reductions_on_recorded_schedule = f.reductions_on_schedule;
   out.report = detail::format_report(exec.names(), f, opts, index, original_calls);
   if (opts.print_report) std::fputs(out.report.c_str(), stderr);
   res.failure = std::move(out);

@@ -57,12 +57,14 @@ failing_run minimize(executor& exec, failing_run failing, std::uint64_t seed, st
       ++attempt;
       std::optional<judgement> j = exec.follow(c.sc, c.schedule);
       ++runs;
-      if (!j || j->kind != failing.verdict.kind) {
+      const bool on_schedule = j && j->kind == failing.verdict.kind;
+      if (!on_schedule) {
         std::uint64_t skipped = 0;
         j = exec.explore(c.sc, heddle::detail::iteration_seed(seed, attempt), runs, skipped);
       }
       if (j && j->kind == failing.verdict.kind) {
-        failing = failing_run{std::move(c.sc), exec.last_run(), std::move(*j)};
+        failing = failing_run{std::move(c.sc), exec.last_run(), std::move(*j), failing.reductions + 1,
+                              failing.reductions_on_schedule + (on_schedule ? 1 : 0)};
         progress = true;
         break;
       }

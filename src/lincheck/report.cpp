@@ -68,7 +68,8 @@ std::string format_report(const operation_names& names, const failing_run& f, co
   std::string out = fmt::format("heddle lincheck: {} in scenario {} of {}", f.verdict.kind, scenario_index + 1,
                                 opts.scenarios);
   if (original_calls != sc.calls())
-    out += fmt::format(" (minimized from {} calls to {})", original_calls, sc.calls());
+    out += fmt::format(" (minimized from {} calls to {}; {} of {} removals kept the failing schedule)",
+                       original_calls, sc.calls(), f.reductions_on_schedule, f.reductions);
   out += "\n\nScenario:\n" + scenario_text(names, sc);
 
   // Interleaving: column 0 is the sequential parts, then one per thread.

@@ -15,6 +15,8 @@ struct failing_run {
   scenario sc;
   run_record run;
   judgement verdict;
+  std::size_t reductions = 0;            // removals minimization kept
+  std::size_t reductions_on_schedule = 0;  // of those, found by following the recorded schedule
 };
 
 // Removes threads and calls greedily while the scenario still fails the same

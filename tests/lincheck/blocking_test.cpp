@@ -3,6 +3,8 @@
 // legitimately); a taker left waiting next to an element is a deadlock bug.
 #include <gtest/gtest.h>
 
+#include <heddle/atomic.hpp>
+
 #include "blocking_queue.hpp"
 
 namespace {
@@ -53,6 +55,37 @@ TEST(lincheck_blocking, when_predicate_makes_an_operation_partial) {
   EXPECT_EQ(r.failure->kind, "non-linearizable");
   EXPECT_NE(r.failure->message.find("down() [") , std::string::npos) << r.failure->message;
   EXPECT_NE(r.failure->message.find("would block here"), std::string::npos) << r.failure->message;
+}
+
+// A call that spins forever: with fail_on_max_steps, heddle's livelock.
+struct spin_flag {
+  heddle::atomic<bool> flag{false};
+  void set() { flag.store(true); }
+  void await() {
+    while (!flag.load()) {
+    }
+  }
+};
+struct flag_model {
+  bool flag = false;
+  void set() { flag = true; }
+  bool await() const { return flag; }  // blocks until set
+  bool operator==(const flag_model&) const = default;
+};
+
+TEST(lincheck_blocking, a_call_spinning_forever_is_a_livelock_with_fail_on_max_steps) {
+  const auto r = heddle::lincheck::check(heddle::lincheck::spec<spin_flag, flag_model>()
+                                             .op("await", &spin_flag::await, &flag_model::await)
+                                             .init_ops(0)
+                                             .post_ops(0)
+                                             .max_steps(500)
+                                             .fail_on_max_steps(true)
+                                             .print_report(false));
+  ASSERT_TRUE(r.failure);
+  EXPECT_EQ(r.failure->kind, "livelock");
+  ASSERT_TRUE(r.failure->bug);
+  EXPECT_EQ(*r.failure->bug, heddle::bug_kind::livelock);
+  EXPECT_EQ(r.failure->operations, (std::vector<std::string>{"await"})) << r.failure->report;
 }
 
 }  // namespace

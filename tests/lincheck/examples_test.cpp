@@ -48,6 +48,10 @@ heddle::lincheck::failure found(declaration d) {
 TEST(lincheck_examples, racy_stack_size_is_not_linearizable_and_minimizes_to_three_calls) {
   const auto f = found(examples::stack_spec<examples::racy_stack>());
   EXPECT_LE(f.parallel_calls, 3u);
+  EXPECT_LT(f.parallel_calls + 2, f.original_calls);
+  // Minimization first follows the failing run's schedule without the removed calls.
+  EXPECT_GE(f.reductions_on_recorded_schedule, 1u);
+  EXPECT_NE(f.report.find("removals kept the failing schedule"), std::string::npos) << f.report;
   EXPECT_TRUE(names(f, "push")) << f.report;
   EXPECT_TRUE(names(f, "size") || names(f, "pop")) << f.report;
   EXPECT_NE(f.message.find("no order of the calls explains the results"), std::string::npos) << f.message;
@@ -85,6 +89,25 @@ TEST(lincheck_examples, fixed_map_passes_1000_scenarios) {
   const auto r = run_quietly(thorough(examples::map_spec<examples::fixed_map>()));
   EXPECT_FALSE(r.failure) << r.failure->report;
   EXPECT_EQ(r.scenarios, 1000u);
+}
+
+TEST(lincheck_examples, racy_stack_is_not_sequentially_consistent_either) {
+  declaration d = examples::stack_spec<examples::racy_stack>();
+  d.opts.consistency = heddle::lincheck::consistency::sequentially_consistent;
+  const auto r = run_quietly(d);
+  ASSERT_TRUE(r.failure);
+  EXPECT_EQ(r.failure->kind, "not sequentially consistent");
+  EXPECT_NE(r.failure->message.find("sequential consistency checked"), std::string::npos) << r.failure->message;
+}
+
+TEST(lincheck_examples, without_minimization_the_generated_scenario_is_reported) {
+  declaration d = examples::stack_spec<examples::racy_stack>();
+  d.opts.minimize = false;
+  const auto r = run_quietly(d);
+  ASSERT_TRUE(r.failure);
+  EXPECT_EQ(r.failure->original_calls, 8u);
+  EXPECT_EQ(r.failure->operations.size(), 8u);
+  EXPECT_EQ(r.failure->reductions, 0u);
 }
 
 // The same bugs under the systematic strategies: every schedule of a scenario

@@ -466,6 +466,8 @@ struct failure {
   std::vector<std::string> operations;  // operations it calls, in scenario order
   std::size_t scenario_index = 0;   // which generated scenario failed first
   std::size_t original_calls = 0;   // calls before minimization
+  std::size_t reductions = 0;       // removals minimization kept
+  std::size_t reductions_on_recorded_schedule = 0;  // of those, found by following the failing schedule
   std::string report;               // everything above plus the interleaving, as printed
 };
 
