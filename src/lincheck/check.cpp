@@ -49,7 +49,8 @@ namespace {
 
 // Runs scenario number `index` (its seed derived from it); on a failure,
 // minimizes it and fills res.failure.
-void run_scenario(detail::executor& exec, const declaration& d, scenario sc, std::size_t index, result& res) {
+void run_scenario(detail::executor& exec, const declaration& d, scenario sc, std::size_t index, result& res,
+                  bool generated) {
   const options& opts = d.opts;
   const std::uint64_t scenario_seed = heddle::detail::iteration_seed(opts.seed, index);
   ++res.scenarios;
@@ -75,7 +76,7 @@ void run_scenario(detail::executor& exec, const declaration& d, scenario sc, std
   out.original_calls = original_calls;
   out.reductions = f.reductions;
   out.reductions_on_recorded_schedule = f.reductions_on_schedule;
-  out.report = detail::format_report(exec.names(), f, opts, index, original_calls);
+  out.report = detail::format_report(exec.names(), f, opts, index, original_calls, generated);
   if (opts.print_report) std::fputs(out.report.c_str(), stderr);
   res.failure = std::move(out);
 }
@@ -89,7 +90,7 @@ result check(const declaration& d) {
   result res;
   for (std::size_t s = 0; s < d.opts.scenarios && !res.failure; ++s) {
     random_source r(heddle::detail::iteration_seed(d.opts.seed, s));
-    run_scenario(exec, d, detail::generate_scenario(d.erased, d.opts, r), s, res);
+    run_scenario(exec, d, detail::generate_scenario(d.erased, d.opts, r), s, res, true);
   }
   res.elapsed = std::chrono::steady_clock::now() - started;
   return res;
@@ -100,7 +101,7 @@ result detail::check_scenario(const declaration& d, const scenario& sc) {
   const auto started = std::chrono::steady_clock::now();
   detail::executor exec(d.erased, d.opts);
   result res;
-  run_scenario(exec, d, sc, 0, res);
+  run_scenario(exec, d, sc, 0, res, false);
   res.elapsed = std::chrono::steady_clock::now() - started;
   return res;
 }

@@ -63,10 +63,11 @@ std::string scenario_text(const operation_names& names, const scenario& sc) {
 }
 
 std::string format_report(const operation_names& names, const failing_run& f, const lincheck::options& opts,
-                          std::size_t scenario_index, std::size_t original_calls) {
+                          std::size_t scenario_index, std::size_t original_calls, bool generated) {
   const scenario& sc = f.sc;
-  std::string out = fmt::format("heddle lincheck: {} in scenario {} of {}", f.verdict.kind, scenario_index + 1,
-                                opts.scenarios);
+  std::string out = generated ? fmt::format("heddle lincheck: {} in scenario {} of {}", f.verdict.kind,
+                                            scenario_index + 1, opts.scenarios)
+                              : fmt::format("heddle lincheck: {}", f.verdict.kind);
   if (original_calls != sc.calls())
     out += fmt::format(" (minimized from {} calls to {}; {} of {} removals kept the failing schedule)",
                        original_calls, sc.calls(), f.reductions_on_schedule, f.reductions);
@@ -95,6 +96,7 @@ std::string format_report(const operation_names& names, const failing_run& f, co
     }
   out += "\nInterleaving (time flows down, one column per thread):\n" + table(header, rows, "  ");
   out += fmt::format("\nWhy: {}\n", f.verdict.message);
+  if (!generated) return out;
   out += fmt::format("\nTo run it again: the same declaration and options (seed {:#x}, strategy {}, {} runs per "
                      "scenario) fail at scenario {} again.\n",
                      opts.seed, opts.strategy, opts.iterations, scenario_index + 1);

@@ -25,8 +25,10 @@ struct failing_run {
 failing_run minimize(executor& exec, failing_run failing, std::uint64_t seed, std::uint64_t& runs);
 
 // The report of a failure: the scenario, the results, the interleaving, why.
+// `generated`: the scenario came from the seed (check()), so the report says
+// how to run it again; a given one (the RapidCheck front end) has its own way.
 std::string format_report(const operation_names& names, const failing_run& f, const lincheck::options& opts,
-                          std::size_t scenario_index, std::size_t original_calls);
+                          std::size_t scenario_index, std::size_t original_calls, bool generated);
 std::string scenario_text(const operation_names& names, const scenario& sc);
 
 }  // namespace heddle::lincheck::detail

@@ -59,6 +59,16 @@ TEST(lincheck_rapidcheck, racy_stack_fails_the_property_with_a_shrunk_case) {
   std::ostringstream counterexample;
   for (const auto& [type, value] : failure.counterExample) counterexample << type << " " << value << "\n";
   EXPECT_NE(counterexample.str().find("push("), std::string::npos) << counterexample.str();
+  // The case RapidCheck generated: the prefix and one sequence per thread;
+  // shrunk to the three calls the bug needs (a push, and a pop and a size
+  // that see it before the count does).
+  EXPECT_EQ(failure.counterExample.size(), 3u);
+  std::size_t calls = 0;
+  for (const char* call : {"push(", "pop()", "size()"})
+    for (std::size_t at = counterexample.str().find(call); at != std::string::npos;
+         at = counterexample.str().find(call, at + 1))
+      ++calls;
+  EXPECT_LE(calls, 3u) << counterexample.str();
 }
 
 TEST(lincheck_rapidcheck, fixed_stack_holds) {
