@@ -157,21 +157,46 @@ class minimizer {
 
   // ddmin only drops preemptions; the one a bug needs may be a preemption the
   // original took towards another operation (op 2 preempted for op 5 where
-  // op 3 was what mattered). So each preemption point alone, towards each
-  // operation in turn, with the switches after blocking kept.
+  // op 3 was what mattered). First each preemption point alone, towards each
+  // operation in turn (switches after blocking kept); then each preemption
+  // retargeted among the others, followed by ddmin, kept only if that ends
+  // with fewer preemptions.
   void retarget_preemptions() {
     if (best_.run.preemptions <= 1) return;
     std::vector<deviation> fixed, removable;
     split(best_.deviations, fixed, removable);
     const std::size_t operations = best_.run.outcome.operation_names.size();
+    // Calls visit(target) for every other operation until one returns true.
+    const auto retarget = [&](const deviation& d, auto&& visit) {
+      for (operation_id target = 1; target <= operations && within_budget(); ++target)
+        if (target != d.value && target != d.key.operation && visit(target)) return true;
+      return false;
+    };
     for (const deviation& d : removable) {
       if (!d.preemption) continue;
-      for (operation_id target = 1; target <= operations; ++target) {
-        if (target == d.value || target == d.key.operation || !within_budget()) continue;
-        std::vector<deviation> overrides = fixed;
-        overrides.push_back({d.key, target, true, d.step});
-        if (try_guide({{}, std::move(overrides), step_limit_})) return;
-      }
+      if (retarget(d, [&](operation_id target) {
+            std::vector<deviation> overrides = fixed;
+            overrides.push_back({d.key, target, true, d.step});
+            return try_guide({{}, std::move(overrides), step_limit_});
+          }))
+        return;
+    }
+    const std::vector<deviation> all = best_.deviations;
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      if (!all[i].preemption) continue;
+      if (retarget(all[i], [&](operation_id target) {
+            std::vector<deviation> overrides = all;
+            overrides[i].value = target;
+            candidate c;
+            if (!attempt({{}, std::move(overrides), step_limit_}, c)) return false;
+            candidate kept = std::move(best_);
+            best_ = std::move(c);
+            reduce_preemptions();
+            if (best_.run.preemptions < kept.run.preemptions) return true;
+            best_ = std::move(kept);
+            return false;
+          }))
+        return;
     }
   }
 
@@ -246,15 +271,27 @@ minimization minimize(const std::function<void()>& body, const trace& original, 
   return minimizer(body, original, limits).run();
 }
 
-std::vector<timeline> timelines_of(const minimization& m) {
-  std::vector<timeline> all;
-  // The original's run is known once it replayed; until then, only its trace.
-  if (m.original.outcome.steps.size() == m.original.trace.steps.size() && !m.original.trace.steps.empty())
-    all.push_back(make_timeline("original", m.original.trace, m.original.outcome, &m.original.preemption_steps));
-  else
-    all.push_back(make_timeline("original", m.original.trace));
-  if (m.minimized) all.push_back(make_timeline("minimized", m.best.trace, m.best.outcome, &m.best.preemption_steps));
-  return all;
+finalized_bug finalize_bug(const std::function<void()>& body, const trace& recorded, const iteration_outcome& outcome,
+                           const minimize_limits& limits, bool enabled) {
+  finalized_bug f;
+  if (enabled) {
+    f.details = minimize(body, recorded, limits);
+  } else {
+    f.details.original.trace = f.details.best.trace = recorded;
+    f.details.reason = "minimization is off";
+  }
+  const minimization& m = f.details;
+  if (!m.minimized) {
+    f.saved = recorded;
+    f.timelines.push_back(make_timeline("original", recorded, outcome));
+    f.file_text = timeline_json(f.timelines.front());
+    return f;
+  }
+  f.saved = m.best.trace;
+  f.timelines.push_back(make_timeline("original", m.original.trace, m.original.outcome, &m.original.preemption_steps));
+  f.timelines.push_back(make_timeline("minimized", m.best.trace, m.best.outcome, &m.best.preemption_steps));
+  f.file_text = timeline_json(f.timelines.back(), &f.timelines.front());
+  return f;
 }
 
 }  // namespace heddle::detail

@@ -57,8 +57,17 @@ bool same_bug(const bug& a, const bug& b);
 
 minimization minimize(const std::function<void()>& body, const trace& original, const minimize_limits& limits = {});
 
-// The timelines of a minimization for reports: the original, then the
-// minimized trace when it was minimized.
-std::vector<timeline> timelines_of(const minimization& m);
+// A found bug made ready to save and report (the runner's finalize step).
+struct finalized_bug {
+  heddle::trace saved;              // the minimized trace; the recorded one when not minimized
+  std::string file_text;            // the trace file: `saved` annotated, the original under "original"
+  std::vector<timeline> timelines;  // the original, then the minimized one when there is one
+  minimization details;
+};
+
+// Minimizes `recorded` (unless `enabled` is false) and builds the rest from
+// it and from `outcome`, the engine's record of the recorded iteration.
+finalized_bug finalize_bug(const std::function<void()>& body, const trace& recorded, const iteration_outcome& outcome,
+                           const minimize_limits& limits = {}, bool enabled = true);
 
 }  // namespace heddle::detail

@@ -89,20 +89,14 @@ std::string format_report(const bug& b, const timeline& original, const timeline
   r += "\n";
   const std::string compact = to_compact(shown.trace);
   r += fmt::format("  trace:  {}\n", compact.size() <= 2000 ? compact : compact.substr(0, 60) + "... (see the file)");
-  const std::string& replayed = !ctx.minimized_file.empty() ? ctx.minimized_file : ctx.trace_file;
   if (!ctx.trace_file.empty()) {
-    if (!ctx.minimized_file.empty()) {
-      r += fmt::format("  file:   {} (minimized; the original: {})\n", ctx.minimized_file, ctx.trace_file);
-    } else {
-      r += fmt::format("  file:   {}\n", ctx.trace_file);
-    }
+    r += fmt::format("  file:   {}{}\n", ctx.trace_file,
+                     minimized != nullptr ? " (the minimized trace; the original is in it too)" : "");
     if (!ctx.html_file.empty()) r += fmt::format("  html:   {}\n", ctx.html_file);
-    report_context shown_ctx = ctx;
-    shown_ctx.trace_file = replayed;
-    r += fmt::format("  replay: {}\n", replay_command(shown_ctx));
+    r += fmt::format("  replay: {}\n", replay_command(ctx));
     if (!ctx.program.empty())
       r += fmt::format("  debug:  gdb --args {} --gtest_filter={} --heddle_replay={}\n", shell_quote(ctx.program),
-                       shell_quote(ctx.test), shell_quote(replayed));
+                       shell_quote(ctx.test), shell_quote(ctx.trace_file));
   }
   return r;
 }

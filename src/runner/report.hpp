@@ -20,14 +20,14 @@ struct report_context {
   std::uint64_t iteration = 0;
   std::uint64_t iterations_run = 0;
   bool replaying = false;
-  std::string minimized_file;  // the minimized trace, when one was written
   std::string html_file;       // the HTML report, when one was written
 };
 
 std::string format_report(const bug& b, const trace& t, const iteration_outcome& outcome,
                           const report_context& ctx);
 // The same with the minimized trace, when there is one: the report then says
-// how much smaller it is and shows its interleaving, and replays it.
+// how much smaller it is and shows its interleaving and its one-line trace
+// (ctx.trace_file is then the minimized trace's file).
 std::string format_report(const bug& b, const timeline& original, const timeline* minimized,
                           const report_context& ctx);
 // The interleaving table: one row per step, one column per operation.

@@ -4,7 +4,7 @@
 //    "annotations": {"operations": ["main", "worker"],
 //                    "steps": [[1, "", "bank.cpp", 12, false], [2, "mutex #3", "bank.cpp", 20, true], ...],
 //                    "preemptions": 1},
-//    "minimized": {"format": "heddle-trace", ... the minimized trace, with its own "annotations" ...}}
+//    "original": {"format": "heddle-trace", ... the trace it was minimized from, with its "annotations" ...}}
 //
 // Each annotation step is [operation, object, file, line, preemption], one per
 // trace step; "preemptions" is present when they were measured.
@@ -172,9 +172,9 @@ timeline make_timeline(std::string label, const trace& t) {
   return tl;
 }
 
-std::string timeline_json(const timeline& t, const timeline* minimized) {
-  json j = trace_object(t);
-  if (minimized != nullptr) j["minimized"] = trace_object(*minimized);
+std::string timeline_json(const timeline& saved, const timeline* original) {
+  json j = trace_object(saved);
+  if (original != nullptr) j["original"] = trace_object(*original);
   return j.dump(1) + "\n";
 }
 
@@ -186,8 +186,9 @@ std::vector<timeline> load_timelines(const std::string& path) {
   if (!j.is_object()) return {make_timeline("original", plain)};  // a compact trace
   try {
     std::vector<timeline> all;
-    all.push_back(timeline_from_object("original", j));
-    if (const auto m = j.find("minimized"); m != j.end()) all.push_back(timeline_from_object("minimized", *m));
+    const auto original = j.find("original");
+    if (original != j.end()) all.push_back(timeline_from_object("original", *original));
+    all.push_back(timeline_from_object(original != j.end() ? "minimized" : "original", j));
     return all;
   } catch (const trace_error& e) {
     throw trace_error(fmt::format("{}: {}", path, e.what()));

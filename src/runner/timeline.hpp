@@ -8,8 +8,9 @@
 // trace that `heddle replay` reads). A timeline read from a trace without
 // annotations (a compact trace, a crash's trace) still knows who ran each step
 // (the chosen operation; for a data choice, the operation that last ran) but
-// not names, object kinds or source lines. A bug's trace file may carry its
-// minimized trace under "minimized", in the same shape.
+// not names, object kinds or source lines. A bug's trace file holds the trace
+// the runner saved (the minimized one), and may carry the trace it was
+// minimized from under "original", in the same shape.
 #pragma once
 
 #include <cstdint>
@@ -58,13 +59,14 @@ timeline make_timeline(std::string label, const trace& t, const iteration_outcom
 // From a trace alone: who ran, but no names or source locations.
 timeline make_timeline(std::string label, const trace& t);
 
-// The trace JSON of `t` with its annotations; with `minimized`, that trace
-// too under "minimized".
-std::string timeline_json(const timeline& t, const timeline* minimized = nullptr);
+// The trace JSON of `saved` with its annotations; with `original`, the trace
+// `saved` was minimized from, under "original".
+std::string timeline_json(const timeline& saved, const timeline* original = nullptr);
 
-// Reads a trace file (JSON or compact). Returns the trace's timeline, then
-// its minimized one when the file carries it. Throws trace_error naming the
-// problem.
+// Reads a trace file (JSON or compact). Returns its timelines in the order
+// they came to be: the original under "original" when the file carries one,
+// then the file's own trace (labelled "minimized" in that case, "original"
+// otherwise). Throws trace_error naming the problem.
 std::vector<timeline> load_timelines(const std::string& path);
 
 }  // namespace heddle::detail

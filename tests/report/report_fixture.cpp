@@ -1,6 +1,6 @@
-// Writes a bug's trace file as the runner writes it (annotations, and the
-// minimized trace under "minimized") for the report tests: the first bug of a
-// bug-suite program under its own strategy, minimized.
+// Writes a bug's trace file as the runner writes it (the minimized trace with
+// its annotations, the original under "original") for the report tests: the
+// first bug of a bug-suite program under its own strategy, minimized.
 //
 //   report_fixture <program-name> <out.json>
 #include <cstdio>
@@ -10,7 +10,8 @@
 #include "heddle/explore.hpp"
 #include "programs.hpp"
 #include "runner/minimize.hpp"
-#include "runner/timeline.hpp"
+#include "strategies/strategies.hpp"
+#include "backends/fiber_backend.hpp"
 
 int main(int argc, char** argv) {
   if (argc != 3) {
@@ -25,10 +26,15 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "report_fixture: no bug found in %s\n", argv[1]);
       return 1;
     }
-    const std::vector<heddle::detail::timeline> timelines =
-        heddle::detail::timelines_of(heddle::detail::minimize(p.buggy, found.trace));
-    std::ofstream(argv[2]) << heddle::detail::timeline_json(timelines.front(),
-                                                            timelines.size() > 1 ? &timelines.back() : nullptr);
+    // The engine's record of the failing iteration, as the runner has it.
+    heddle::detail::fiber_backend fibers(256 * 1024);
+    heddle::detail::engine engine(fibers, {found.trace.header.max_steps, found.trace.header.fail_on_max_steps,
+                                           found.trace.header.spurious_wakeups,
+                                           found.trace.header.spurious_cas_failures});
+    heddle::detail::replay_strategy replay(found.trace.steps);
+    replay.begin_iteration(found.trace.header.iteration, 0);
+    const heddle::detail::iteration_outcome& outcome = engine.run(replay, p.buggy);
+    std::ofstream(argv[2]) << heddle::detail::finalize_bug(p.buggy, found.trace, outcome).file_text;
     return 0;
   }
   std::fprintf(stderr, "report_fixture: no bug-suite program named %s\n", argv[1]);
