@@ -271,27 +271,4 @@ minimization minimize(const std::function<void()>& body, const trace& original, 
   return minimizer(body, original, limits).run();
 }
 
-finalized_bug finalize_bug(const std::function<void()>& body, const trace& recorded, const iteration_outcome& outcome,
-                           const minimize_limits& limits, bool enabled) {
-  finalized_bug f;
-  if (enabled) {
-    f.details = minimize(body, recorded, limits);
-  } else {
-    f.details.original.trace = f.details.best.trace = recorded;
-    f.details.reason = "minimization is off";
-  }
-  const minimization& m = f.details;
-  if (!m.minimized) {
-    f.saved = recorded;
-    f.timelines.push_back(make_timeline("original", recorded, outcome));
-    f.file_text = timeline_json(f.timelines.front());
-    return f;
-  }
-  f.saved = m.best.trace;
-  f.timelines.push_back(make_timeline("original", m.original.trace, m.original.outcome, &m.original.preemption_steps));
-  f.timelines.push_back(make_timeline("minimized", m.best.trace, m.best.outcome, &m.best.preemption_steps));
-  f.file_text = timeline_json(f.timelines.back(), &f.timelines.front());
-  return f;
-}
-
 }  // namespace heddle::detail

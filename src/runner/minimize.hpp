@@ -21,7 +21,6 @@
 
 #include "engine/engine.hpp"
 #include "heddle/trace.hpp"
-#include "runner/timeline.hpp"
 
 namespace heddle::detail {
 
@@ -29,6 +28,8 @@ struct minimize_limits {
   std::uint64_t max_runs = 2000;
   std::chrono::milliseconds time_limit{10'000};
   std::size_t stack_size = 256 * 1024;
+  // finalize_bug() kills the minimizing child this long after time_limit.
+  std::chrono::milliseconds grace{2'000};
 };
 
 // One guided run, kept for reports: the trace it recorded and what the engine
@@ -56,18 +57,5 @@ struct minimization {
 bool same_bug(const bug& a, const bug& b);
 
 minimization minimize(const std::function<void()>& body, const trace& original, const minimize_limits& limits = {});
-
-// A found bug made ready to save and report (the runner's finalize step).
-struct finalized_bug {
-  heddle::trace saved;              // the minimized trace; the recorded one when not minimized
-  std::string file_text;            // the trace file: `saved` annotated, the original under "original"
-  std::vector<timeline> timelines;  // the original, then the minimized one when there is one
-  minimization details;
-};
-
-// Minimizes `recorded` (unless `enabled` is false) and builds the rest from
-// it and from `outcome`, the engine's record of the recorded iteration.
-finalized_bug finalize_bug(const std::function<void()>& body, const trace& recorded, const iteration_outcome& outcome,
-                           const minimize_limits& limits = {}, bool enabled = true);
 
 }  // namespace heddle::detail

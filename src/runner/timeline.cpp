@@ -178,18 +178,24 @@ std::string timeline_json(const timeline& saved, const timeline* original) {
   return j.dump(1) + "\n";
 }
 
+std::vector<timeline> timelines_from_json(const std::string& text) {
+  const json j = json::parse(text, nullptr, false);
+  if (!j.is_object()) (void)trace_from_json(text);  // throws the trace reader's message
+  std::vector<timeline> all;
+  const auto original = j.find("original");
+  if (original != j.end()) all.push_back(timeline_from_object("original", *original));
+  all.push_back(timeline_from_object(original != j.end() ? "minimized" : "original", j));
+  return all;
+}
+
 std::vector<timeline> load_timelines(const std::string& path) {
   const trace plain = load_trace(path);  // names every problem of the trace itself
   std::ifstream in(path, std::ios::binary);
-  const json j = json::parse(std::string{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()},
-                             nullptr, false);
-  if (!j.is_object()) return {make_timeline("original", plain)};  // a compact trace
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos || text[text.find_first_not_of(" \t\r\n")] != '{')
+    return {make_timeline("original", plain)};  // a compact trace
   try {
-    std::vector<timeline> all;
-    const auto original = j.find("original");
-    if (original != j.end()) all.push_back(timeline_from_object("original", *original));
-    all.push_back(timeline_from_object(original != j.end() ? "minimized" : "original", j));
-    return all;
+    return timelines_from_json(text);
   } catch (const trace_error& e) {
     throw trace_error(fmt::format("{}: {}", path, e.what()));
   }

@@ -68,5 +68,7 @@ std::string timeline_json(const timeline& saved, const timeline* original = null
 // then the file's own trace (labelled "minimized" in that case, "original"
 // otherwise). Throws trace_error naming the problem.
 std::vector<timeline> load_timelines(const std::string& path);
+// The same from the text of a JSON trace file.
+std::vector<timeline> timelines_from_json(const std::string& text);
 
 }  // namespace heddle::detail

@@ -10,6 +10,7 @@
 #include "heddle/explore.hpp"
 #include "programs.hpp"
 #include "runner/minimize.hpp"
+#include "runner/saved_bug.hpp"
 #include "strategies/strategies.hpp"
 #include "backends/fiber_backend.hpp"
 

@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cstdlib>
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -15,6 +17,9 @@
 #include "heddle/heddle.hpp"
 #include "programs.hpp"
 #include "runner/minimize.hpp"
+#include "runner/saved_bug.hpp"
+#include "strategies/strategies.hpp"
+#include "backends/fiber_backend.hpp"
 
 namespace {
 
@@ -167,6 +172,66 @@ TEST(minimize, same_bug_masks_ids_and_ignores_where_a_deadlock_was_noticed) {
   y = x;
   y.kind = heddle::bug_kind::api_misuse;
   EXPECT_FALSE(same_bug(x, y));
+}
+
+// Fails when main's two reads of `x` differ (one preemption); when
+// `misbehave` says so, the schedule without that preemption crashes or hangs,
+// as a use-after-free or a spin without a scheduling point would.
+enum class misbehaviour { none, crash, hang };
+misbehaviour misbehave = misbehaviour::none;
+void reads_differ() {
+  heddle::atomic<int> x{0};
+  heddle::thread t([&] { x.store(1); });
+  const int a = x.load();
+  const int b = x.load();
+  t.join();
+  if (a == b && misbehave == misbehaviour::crash) std::abort();
+  if (a == b && misbehave == misbehaviour::hang) {
+    std::atomic<bool> forever{true};  // a real atomic: no scheduling point
+    while (forever.load()) {
+    }
+  }
+  HEDDLE_ASSERT_MSG(a == b, "x changed between two reads");
+}
+
+heddle::detail::finalized_bug finalize(const heddle::trace& t, const heddle::detail::minimize_limits& limits) {
+  heddle::detail::fiber_backend fibers(256 * 1024);
+  heddle::detail::engine engine(fibers, {});
+  heddle::detail::replay_strategy replay(t.steps);
+  replay.begin_iteration(0, 0);
+  return heddle::detail::finalize_bug(reads_differ, t, engine.run(replay, reads_differ), limits);
+}
+
+TEST(minimize, a_candidate_that_crashes_or_hangs_costs_the_minimization_not_the_run) {
+  misbehave = misbehaviour::none;
+  const heddle::result found = heddle::explore(quiet("random", 10'000), reads_differ, {.test = "m.reads"});
+  ASSERT_TRUE(found.bug);
+
+  const heddle::detail::finalized_bug fine = finalize(found.trace, {});
+  EXPECT_TRUE(fine.minimized) << fine.reason;
+  ASSERT_EQ(fine.timelines.size(), 2u);
+  EXPECT_EQ(fine.timelines[1].preemptions, 1u);
+  EXPECT_EQ(fine.saved, fine.timelines[1].trace);
+  EXPECT_GT(fine.runs, 0u);
+
+  misbehave = misbehaviour::crash;
+  const heddle::detail::finalized_bug crashed = finalize(found.trace, {});
+  misbehave = misbehaviour::none;
+  EXPECT_FALSE(crashed.minimized);
+  EXPECT_NE(crashed.reason.find("a candidate schedule crashed the minimizer (signal 6)"), std::string::npos)
+      << crashed.reason;
+  EXPECT_EQ(crashed.saved, found.trace);
+  ASSERT_EQ(crashed.timelines.size(), 1u);
+  EXPECT_TRUE(crashed.timelines[0].annotated);
+  EXPECT_EQ(heddle::trace_from_json(crashed.file_text), found.trace);
+
+  misbehave = misbehaviour::hang;
+  const heddle::detail::finalized_bug hung =
+      finalize(found.trace, {.time_limit = std::chrono::milliseconds(50), .grace = std::chrono::milliseconds(200)});
+  misbehave = misbehaviour::none;
+  EXPECT_FALSE(hung.minimized);
+  EXPECT_NE(hung.reason.find("ran out of time"), std::string::npos) << hung.reason;
+  EXPECT_EQ(hung.saved, found.trace);
 }
 
 // The acceptance check of issue 5 on the bug suite: the first bug of every

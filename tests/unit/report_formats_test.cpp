@@ -19,6 +19,7 @@
 #include "heddle/heddle.hpp"
 #include "runner/html_report.hpp"
 #include "runner/minimize.hpp"
+#include "runner/saved_bug.hpp"
 #include "runner/perfetto.hpp"
 #include "runner/report.hpp"
 #include "runner/timeline.hpp"
