@@ -51,6 +51,8 @@ class exclusive_state {
   void check_unlocked(std::string_view type) noexcept;
   // True when the running operation holds the lock.
   bool held_by_caller() const noexcept;
+  // Operations blocked waiting for it (the pthread layer's destroy check).
+  std::size_t waiters() const { return waiter_count(resource_); }
 
  private:
   void reset_if_stale() noexcept;

@@ -47,13 +47,14 @@ int wait(pthread_cond_t* c, pthread_mutex_t* m, std::optional<virtual_time> dead
   const auto loc = std::source_location::current();
   const bool spurious = cv.state.spurious_wakeup(loc);
   thread_record& me = self();
+  // A cancel that comes at the unlock's scheduling point finds the waiter
+  // already registered, and the check below sees it: no point lies between
+  // the check and the block.
+  me.waiting_cond = c;
   unlock_mutex(m);
   cv_status status = cv_status::no_timeout;
-  if (!spurious && !(me.cancel_pending && me.cancel_enabled)) {
-    me.waiting_cond = c;
-    status = cv.state.block(deadline, loc);
-    me.waiting_cond = nullptr;
-  }
+  if (!spurious && !(me.cancel_pending && me.cancel_enabled)) status = cv.state.block(deadline, loc);
+  me.waiting_cond = nullptr;
   lock_mutex(m, true, std::nullopt);
   cancellation_point();
   return status == cv_status::timeout ? ETIMEDOUT : 0;

@@ -13,8 +13,8 @@
 // Misuse is a bug of kind API misuse, for every type (an error-checking
 // mutex's EPERM would only hide the bug a test looks for): initializing a
 // mutex that is initialized, unlocking one that is not locked or that another
-// thread holds, destroying a locked one. Spin locks are non-recursive mutexes
-// with the same checks.
+// thread holds, destroying one that is locked or that threads wait to lock.
+// Spin locks are non-recursive mutexes with the same checks.
 #include <string>
 
 #include "backends/real.hpp"
@@ -29,6 +29,7 @@ struct mutex_model {
   detail::exclusive_state state;
   int type = PTHREAD_MUTEX_NORMAL;
   bool initialized = false;  // by pthread_mutex_init / pthread_spin_init
+  bool destroyed = false;    // by pthread_mutex_destroy / pthread_spin_destroy
   operation_id owner = 0;
   unsigned depth = 0;
 };
@@ -48,12 +49,19 @@ int static_type(const pthread_mutex_t* m) {
   }
 }
 
-mutex_model& model_of(const void* key, int type) {
-  if (mutex_model* m = mutexes().find(key)) return *m;
-  mutex_model& m = mutexes().emplace(key);
-  m.type = type;
-  return m;
+// The model of the object at `key`. A destroyed one stays in the table so a
+// later use is reported, unless the object was set up again without an init
+// call (a static initializer assigned over it): glibc's destroy leaves -1 in
+// a mutex's kind, which any initializer overwrites.
+mutex_model& model_of(const void* key, int type, bool still_destroyed) {
+  mutex_model* m = mutexes().find(key);
+  if (m != nullptr && (!m->destroyed || still_destroyed)) return *m;
+  mutex_model& fresh = mutexes().emplace(key);
+  fresh.type = type;
+  return fresh;
 }
+
+mutex_model& model_of(pthread_mutex_t* m) { return model_of(m, static_type(m), m->__data.__kind == -1); }
 
 // What messages call the object and the functions: "mutex", "pthread_mutex".
 struct noun {
@@ -66,11 +74,23 @@ constexpr noun spin_noun{"spin lock", "pthread_spin"};
 // A spin lock is a volatile int; its address is the key.
 const void* key(pthread_spinlock_t* s) { return const_cast<const int*>(s); }
 
+void check_not_destroyed(const mutex_model& m, const noun& n, const char* call) {
+  if (m.destroyed && !unwinding())
+    report_misuse(std::string(n.prefix) + call + " of a " + n.object + " that was destroyed (" + n.prefix +
+                  "_destroy) and not initialized again");
+}
+
 int lock(mutex_model& m, const noun& n, bool blocking, std::optional<virtual_time> deadline) {
+  check_not_destroyed(m, n, "_lock");
   const operation_id me = current_operation();
   const bool recursive = m.type == PTHREAD_MUTEX_RECURSIVE;
   if (m.owner == me && !recursive && !unwinding()) {
     if (!blocking) return EBUSY;
+    // Another thread may still unlock it (a misuse of its own) before this
+    // lock would block: the re-lock is a scheduling point like any lock.
+    scheduling_point(point_kind::acquire);
+  }
+  if (m.owner == me && !recursive && !unwinding()) {
     if (m.type == PTHREAD_MUTEX_ERRORCHECK) return EDEADLK;
     if (deadline) {  // waits for itself until the deadline
       sleep_until(*deadline);
@@ -88,6 +108,7 @@ int lock(mutex_model& m, const noun& n, bool blocking, std::optional<virtual_tim
 }
 
 int unlock(mutex_model& m, const noun& n) {
+  check_not_destroyed(m, n, "_unlock");
   const operation_id me = current_operation();
   if (m.owner != me) {
     if (unwinding()) return 0;
@@ -102,28 +123,31 @@ int unlock(mutex_model& m, const noun& n) {
 
 void check_init(const void* key, const noun& n) {
   if (unwinding()) return;
-  if (const mutex_model* m = mutexes().find(key); m != nullptr && m->initialized)
+  if (const mutex_model* m = mutexes().find(key); m != nullptr && m->initialized && !m->destroyed)
     report_misuse(std::string(n.prefix) + "_init of a " + n.object +
                   " that is already initialized (double initialization: destroy it first)");
 }
 
-void check_destroy(const void* key, const noun& n) {
-  const mutex_model* m = mutexes().find(key);
+void destroy(const void* key, const noun& n) {
+  mutex_model* m = mutexes().find(key);
   if (m != nullptr && m->owner != 0 && !unwinding())
     report_misuse(std::string(n.prefix) + "_destroy of a " + n.object + " that is locked (by " +
                   describe(m->owner) + ")");
-  mutexes().erase(key);
+  if (m != nullptr && m->state.waiters() > 0 && !unwinding())
+    report_misuse(std::string(n.prefix) + "_destroy of a " + n.object + " that " +
+                  std::to_string(m->state.waiters()) + " thread(s) wait to lock");
+  if (m != nullptr) m->destroyed = true;
 }
 
 }  // namespace
 
 int lock_mutex(pthread_mutex_t* m, bool blocking, std::optional<virtual_time> deadline) {
-  return lock(model_of(m, static_type(m)), mutex_noun, blocking, deadline);
+  return lock(model_of(m), mutex_noun, blocking, deadline);
 }
 
-int unlock_mutex(pthread_mutex_t* m) { return unlock(model_of(m, static_type(m)), mutex_noun); }
+int unlock_mutex(pthread_mutex_t* m) { return unlock(model_of(m), mutex_noun); }
 
-bool mutex_held_by_caller(pthread_mutex_t* m) { return model_of(m, static_type(m)).owner == current_operation(); }
+bool mutex_held_by_caller(pthread_mutex_t* m) { return model_of(m).owner == current_operation(); }
 
 }  // namespace heddle::rt
 
@@ -144,8 +168,8 @@ HEDDLE_RT_DEFINE(int, pthread_mutex_init, (pthread_mutex_t * m, const pthread_mu
 
 HEDDLE_RT_DEFINE(int, pthread_mutex_destroy, (pthread_mutex_t * m)) {
   if (!controlled()) return HEDDLE_REAL(pthread_mutex_destroy)(m);
-  heddle::rt::check_destroy(m, heddle::rt::mutex_noun);
-  return 0;
+  heddle::rt::destroy(m, heddle::rt::mutex_noun);
+  return HEDDLE_REAL(pthread_mutex_destroy)(m);  // marks the object destroyed (kind -1)
 }
 
 HEDDLE_RT_DEFINE(int, pthread_mutex_lock, (pthread_mutex_t * m)) {
@@ -187,21 +211,21 @@ HEDDLE_RT_DEFINE(int, pthread_spin_init, (pthread_spinlock_t * s, int pshared)) 
 
 HEDDLE_RT_DEFINE(int, pthread_spin_destroy, (pthread_spinlock_t * s)) {
   if (!controlled()) return HEDDLE_REAL(pthread_spin_destroy)(s);
-  heddle::rt::check_destroy(heddle::rt::key(s), heddle::rt::spin_noun);
+  heddle::rt::destroy(heddle::rt::key(s), heddle::rt::spin_noun);
   return 0;
 }
 
 HEDDLE_RT_DEFINE(int, pthread_spin_lock, (pthread_spinlock_t * s)) {
   if (!controlled()) return HEDDLE_REAL(pthread_spin_lock)(s);
-  return heddle::rt::lock(heddle::rt::model_of(heddle::rt::key(s), PTHREAD_MUTEX_NORMAL), heddle::rt::spin_noun, true, std::nullopt);
+  return heddle::rt::lock(heddle::rt::model_of(heddle::rt::key(s), PTHREAD_MUTEX_NORMAL, true), heddle::rt::spin_noun, true, std::nullopt);
 }
 
 HEDDLE_RT_DEFINE(int, pthread_spin_trylock, (pthread_spinlock_t * s)) {
   if (!controlled()) return HEDDLE_REAL(pthread_spin_trylock)(s);
-  return heddle::rt::lock(heddle::rt::model_of(heddle::rt::key(s), PTHREAD_MUTEX_NORMAL), heddle::rt::spin_noun, false, std::nullopt);
+  return heddle::rt::lock(heddle::rt::model_of(heddle::rt::key(s), PTHREAD_MUTEX_NORMAL, true), heddle::rt::spin_noun, false, std::nullopt);
 }
 
 HEDDLE_RT_DEFINE(int, pthread_spin_unlock, (pthread_spinlock_t * s)) {
   if (!controlled()) return HEDDLE_REAL(pthread_spin_unlock)(s);
-  return heddle::rt::unlock(heddle::rt::model_of(heddle::rt::key(s), PTHREAD_MUTEX_NORMAL), heddle::rt::spin_noun);
+  return heddle::rt::unlock(heddle::rt::model_of(heddle::rt::key(s), PTHREAD_MUTEX_NORMAL, true), heddle::rt::spin_noun);
 }

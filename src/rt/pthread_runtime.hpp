@@ -60,21 +60,30 @@ class side_table {
   T& emplace(const void* key, Args&&... args) {
     sync();
     auto& slot = map_[key];
+    if (slot) retired_.push_back(std::move(slot));
     slot = std::make_unique<T>(std::forward<Args>(args)...);
     return *slot;
   }
   void erase(const void* key) {
     sync();
-    map_.erase(key);
+    if (const auto it = map_.find(key); it != map_.end()) {
+      retired_.push_back(std::move(it->second));
+      map_.erase(it);
+    }
   }
 
  private:
   void sync() {
     if (epoch_ == detail::control.epoch) return;
     map_.clear();
+    retired_.clear();
     epoch_ = detail::control.epoch;
   }
   std::unordered_map<const void*, std::unique_ptr<T>> map_;
+  // Entries destroyed or re-initialized during the iteration: a thread the
+  // program left blocked in one (undefined behaviour the checks may not have
+  // caught) still finds it in memory; freed when the iteration is over.
+  std::vector<std::unique_ptr<T>> retired_;
   std::uint32_t epoch_ = 0;
 };
 
@@ -98,10 +107,11 @@ struct thread_record {
   // pthread_setspecific values, by key.
   std::unordered_map<pthread_key_t, void*> specific;
   std::string name;
-  // Signalled when the thread finishes (joiners) or is cancelled (its own waits).
+  // Signalled when the thread finishes (its joiner waits on it).
   resource done{object_kind::operation};
-  resource cancelled{object_kind::user};
-  // The condition variable it waits on, so a cancel can wake it.
+  // What it is blocked in, so a cancel can wake it: the thread it joins, the
+  // condition variable it waits on.
+  thread_record* joining = nullptr;
   void* waiting_cond = nullptr;
 };
 

@@ -60,6 +60,7 @@ struct thread_table {
     r.op = op;
     if (by_op.size() <= op) by_op.resize(op + 1, nullptr);
     by_op[op] = &r;
+    r.done.set_owner(op);  // deadlock messages say "waits for operation 2 to finish"
   }
 };
 
@@ -203,15 +204,17 @@ HEDDLE_RT_DEFINE(int, pthread_join, (pthread_t thread, void** result)) {
   if (r == nullptr || r == &me) return ESRCH;
   heddle::rt::cancellation_point();
   r->being_joined = true;
+  me.joining = r;
   heddle::scheduling_point(heddle::point_kind::join, r->done);
   while (!r->finished) {
-    const heddle::resource* either[] = {&r->done, &me.cancelled};
-    heddle::wait_any(either);
     if (me.cancel_pending && me.cancel_enabled) {
       r->being_joined = false;  // a cancelled join leaves the thread joinable
+      me.joining = nullptr;
       heddle::rt::cancellation_point();
     }
+    heddle::wait(r->done);  // a cancel of this thread signals it too
   }
+  me.joining = nullptr;
   r->being_joined = false;
   r->joined = true;
   if (result != nullptr) *result = r->result;
@@ -245,11 +248,11 @@ HEDDLE_RT_DEFINE(int, pthread_cancel, (pthread_t thread)) {
   if (!controlled()) return HEDDLE_REAL(pthread_cancel)(thread);
   thread_record* r = heddle::rt::find_thread(thread);
   if (r == nullptr || r->finished) return ESRCH;
-  heddle::scheduling_point(heddle::point_kind::signal, r->cancelled);
+  heddle::scheduling_point(heddle::point_kind::signal, r->done);
   r->cancel_pending = true;
-  heddle::signal(r->cancelled);
-  // A thread blocked in a condition wait wakes up (a wake-up POSIX allows to
-  // be spurious for the other waiters) and acts on the request.
+  // A thread blocked in a join or a condition wait wakes up (a wake-up POSIX
+  // allows to be spurious for the other waiters) and acts on the request.
+  if (r->joining != nullptr) heddle::signal(r->joining->done);
   if (r->waiting_cond != nullptr) heddle::rt::wake_cond_waiters(r->waiting_cond);
   return 0;
 }

@@ -5,6 +5,7 @@
 #include <cerrno>
 
 #include "programs/programs.h"
+#include "rt/pthread_runtime.hpp"
 #include "rt_test_support.hpp"
 
 extern "C" void rt_check(int condition, const char* what) {
@@ -126,6 +127,32 @@ TEST(RtThreads, PthreadExitRunsCleanupAndKeyDestructors) {
   const auto r = explore_quietly([&] { value = prog_exit_with_cleanup(); }, 50);
   ASSERT_TRUE(r) << r.report;
   EXPECT_EQ(value, 42 + 10 + 7);
+}
+
+TEST(RtCancel, ACancelledJoinerStopsWaitingAndLeavesTheThreadJoinable) {
+  int ok = 0;
+  const auto r = explore_quietly([&] {
+    ok = prog_cancel_joiner();
+    rt_check(ok, "both cancelled, the sleeper joined after its joiner was cancelled");
+  }, 300);
+  EXPECT_TRUE(r) << r.report;
+  EXPECT_EQ(ok, 1);
+}
+
+TEST(RtThreads, PthreadExitInMainWaitsForTheOtherThreads) {
+  int finished = 0;
+  const auto r = explore_quietly([&] {
+    finished = 0;
+    heddle::rt::run_main_thread([&] { prog_main_exits(&finished); });
+    rt_check(finished == 1, "the detached worker ran to its end");
+  }, 100);
+  EXPECT_TRUE(r) << r.report;
+}
+
+TEST(RtMutex, LockingADestroyedMutexIsMisuse) {
+  const auto r = explore_quietly([] { prog_lock_destroyed(); }, 3);
+  expect_bug(r, bug_kind::api_misuse,
+             "pthread_mutex_lock of a mutex that was destroyed (pthread_mutex_destroy) and not initialized again");
 }
 
 }  // namespace

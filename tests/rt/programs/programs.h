@@ -20,6 +20,9 @@ int prog_lost_wakeup(int fixed);
 int prog_cond_destroy_waited(void);
 int prog_cleanup_cancel(void);           /* C cleanup handlers under cancellation */
 int prog_exit_with_cleanup(void);
+int prog_cancel_joiner(void);            /* 1 when a cancelled joiner ends PTHREAD_CANCELED */
+void prog_main_exits(int* finished);     /* pthread_exit in main; a worker sets *finished */
+int prog_lock_destroyed(void);           /* locks a destroyed mutex (misuse) */
 
 /* sync.c */
 void prog_rwlock_counter(int writers_lock); /* rt_check: no lost update */

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -295,4 +296,58 @@ int prog_exit_with_cleanup(void) {
   pthread_join(t, &result);
   pthread_key_delete(key);
   return (int)(intptr_t)result + cleaned + key_destroyed;
+}
+
+/* --- a joiner cancelled while it waits ------------------------------------------ */
+
+static pthread_t sleeper_thread;
+
+static void* sleeper(void* arg) {
+  (void)arg;
+  pthread_mutex_lock(&cv_lock);
+  pthread_cleanup_push(unlock_handler, &cv_lock);
+  for (;;) pthread_cond_wait(&cv, &cv_lock);
+  pthread_cleanup_pop(1);
+  return NULL;
+}
+
+static void* joiner(void* arg) {
+  (void)arg;
+  pthread_join(sleeper_thread, NULL);
+  return NULL;
+}
+
+int prog_cancel_joiner(void) {
+  pthread_t j;
+  pthread_create(&sleeper_thread, NULL, sleeper, NULL);
+  pthread_create(&j, NULL, joiner, NULL);
+  pthread_cancel(j);
+  void* joined = NULL;
+  pthread_join(j, &joined);
+  pthread_cancel(sleeper_thread);
+  void* slept = NULL;
+  pthread_join(sleeper_thread, &slept); /* the cancelled join left it joinable */
+  return joined == PTHREAD_CANCELED && slept == PTHREAD_CANCELED;
+}
+
+/* --- pthread_exit in main --------------------------------------------------------- */
+
+static void* finish_later(void* arg) {
+  sched_yield();
+  *(int*)arg = 1;
+  return NULL;
+}
+
+void prog_main_exits(int* finished) {
+  pthread_t t;
+  pthread_create(&t, NULL, finish_later, finished);
+  pthread_detach(t);
+  pthread_exit(NULL);
+}
+
+int prog_lock_destroyed(void) {
+  pthread_mutex_t m;
+  pthread_mutex_init(&m, NULL);
+  pthread_mutex_destroy(&m);
+  return pthread_mutex_lock(&m);
 }

@@ -1,0 +1,31 @@
+/* C11 threads count hits; each increment is one critical section. */
+#include <assert.h>
+#include <stdio.h>
+#include <threads.h>
+
+#define WORKERS 3
+
+static mtx_t lock;
+static int hits;
+
+static int worker(void* arg) {
+  (void)arg;
+  mtx_lock(&lock);
+  ++hits;
+  mtx_unlock(&lock);
+  return 0;
+}
+
+int main(void) {
+  /* main sets the globals it relies on: the program also runs many times in
+   * one process (tests/rt). */
+  hits = 0;
+  mtx_init(&lock, mtx_plain);
+  thrd_t t[WORKERS];
+  for (int i = 0; i < WORKERS; ++i) thrd_create(&t[i], worker, NULL);
+  for (int i = 0; i < WORKERS; ++i) thrd_join(t[i], NULL);
+  mtx_destroy(&lock);
+  assert(hits == WORKERS);
+  printf("%d hits\n", hits);
+  return 0;
+}

@@ -1,0 +1,27 @@
+// expect: api_misuse pthread_join of a detached thread
+/* The logger detaches itself, yet shutdown joins it. */
+#include <pthread.h>
+#include <stdio.h>
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static int lines;
+
+static void* logger(void* arg) {
+  (void)arg;
+  pthread_detach(pthread_self());
+  pthread_mutex_lock(&lock);
+  ++lines;
+  pthread_mutex_unlock(&lock);
+  return NULL;
+}
+
+int main(void) {
+  pthread_t t;
+  pthread_create(&t, NULL, logger, NULL);
+  pthread_mutex_lock(&lock);
+  ++lines;
+  pthread_mutex_unlock(&lock);
+  pthread_join(t, NULL);
+  printf("%d lines\n", lines);
+  return 0;
+}
