@@ -184,41 +184,81 @@ HEDDLE_RT_DEFINE(int, pthread_create,
   return 0;
 }
 
-HEDDLE_RT_DEFINE(int, pthread_join, (pthread_t thread, void** result)) {
-  if (!controlled()) return HEDDLE_REAL(pthread_join)(thread, result);
-  thread_record& me = heddle::rt::self();
-  thread_record* r = heddle::rt::find_thread(thread);
-  if (!heddle::unwinding()) {
+namespace heddle::rt {
+namespace {
+
+// pthread_join and its non-portable variants: `call` names the function in
+// messages; without `blocking` a thread still running gives EBUSY, with a
+// deadline ETIMEDOUT once it passes.
+int join(const char* call, pthread_t thread, void** result, bool blocking, std::optional<virtual_time> deadline) {
+  thread_record& me = self();
+  thread_record* r = find_thread(thread);
+  if (!unwinding()) {
+    const std::string c = call;
     if (r == nullptr)
-      heddle::rt::report_misuse("pthread_join of a thread that does not exist (no thread with this id was "
-                            "created in this execution, or it belongs to an earlier one)");
+      report_misuse(c + " of a thread that does not exist (no thread with this id was created in this "
+                        "execution, or it belongs to an earlier one)");
     if (r == &me) return EDEADLK;
-    const std::string who = heddle::rt::describe(r->op);
-    if (r->detached) heddle::rt::report_misuse("pthread_join of a detached thread (" + who + "): a detached "
-                                           "thread cannot be joined");
-    if (r->joined) heddle::rt::report_misuse("pthread_join of a thread that was already joined (" + who +
-                                         "): each thread can be joined once");
-    if (r->being_joined) heddle::rt::report_misuse("pthread_join of a thread another thread is already joining (" +
-                                               who + ")");
+    const std::string who = describe(r->op);
+    if (r->detached) report_misuse(c + " of a detached thread (" + who + "): a detached thread cannot be joined");
+    if (r->joined) report_misuse(c + " of a thread that was already joined (" + who + "): each thread can be joined once");
+    if (r->being_joined) report_misuse(c + " of a thread another thread is already joining (" + who + ")");
   }
   if (r == nullptr || r == &me) return ESRCH;
-  heddle::rt::cancellation_point();
+  cancellation_point();
   r->being_joined = true;
   me.joining = r;
-  heddle::scheduling_point(heddle::point_kind::join, r->done);
+  const auto give_up = [&](int error) {
+    r->being_joined = false;  // a cancelled or timed-out join leaves the thread joinable
+    me.joining = nullptr;
+    return error;
+  };
+  scheduling_point(point_kind::join, r->done);
   while (!r->finished) {
     if (me.cancel_pending && me.cancel_enabled) {
-      r->being_joined = false;  // a cancelled join leaves the thread joinable
-      me.joining = nullptr;
-      heddle::rt::cancellation_point();
+      give_up(0);
+      cancellation_point();
     }
-    heddle::wait(r->done);  // a cancel of this thread signals it too
+    if (!blocking) return give_up(EBUSY);
+    if (!deadline) {
+      wait(r->done);  // a cancel of this thread signals it too
+    } else if ((*deadline <= now() || wait_until(r->done, *deadline) == wake_reason::timeout) && !r->finished) {
+      return give_up(ETIMEDOUT);
+    }
   }
-  me.joining = nullptr;
-  r->being_joined = false;
+  give_up(0);
   r->joined = true;
   if (result != nullptr) *result = r->result;
   return 0;
+}
+
+}  // namespace
+}  // namespace heddle::rt
+
+HEDDLE_RT_DEFINE(int, pthread_join, (pthread_t thread, void** result)) {
+  if (!controlled()) return HEDDLE_REAL(pthread_join)(thread, result);
+  return heddle::rt::join("pthread_join", thread, result, true, std::nullopt);
+}
+
+HEDDLE_RT_DEFINE(int, pthread_tryjoin_np, (pthread_t thread, void** result)) {
+  if (!controlled()) return HEDDLE_REAL(pthread_tryjoin_np)(thread, result);
+  return heddle::rt::join("pthread_tryjoin_np", thread, result, false, std::nullopt);
+}
+
+HEDDLE_RT_DEFINE(int, pthread_timedjoin_np, (pthread_t thread, void** result, const struct timespec* abstime)) {
+  if (!controlled()) return HEDDLE_REAL(pthread_timedjoin_np)(thread, result, abstime);
+  if (abstime == nullptr) return heddle::rt::join("pthread_timedjoin_np", thread, result, true, std::nullopt);
+  if (heddle::rt::invalid(*abstime)) return EINVAL;
+  return heddle::rt::join("pthread_timedjoin_np", thread, result, true,
+                          heddle::rt::deadline_at(CLOCK_REALTIME, *abstime));
+}
+
+HEDDLE_RT_DEFINE(int, pthread_clockjoin_np,
+                 (pthread_t thread, void** result, clockid_t clock, const struct timespec* abstime)) {
+  if (!controlled()) return HEDDLE_REAL(pthread_clockjoin_np)(thread, result, clock, abstime);
+  if (abstime == nullptr) return heddle::rt::join("pthread_clockjoin_np", thread, result, true, std::nullopt);
+  if (heddle::rt::invalid(*abstime)) return EINVAL;
+  return heddle::rt::join("pthread_clockjoin_np", thread, result, true, heddle::rt::deadline_at(clock, *abstime));
 }
 
 HEDDLE_RT_DEFINE(int, pthread_detach, (pthread_t thread)) {
@@ -330,6 +370,31 @@ HEDDLE_RT_DEFINE(int, pthread_getattr_np, (pthread_t thread, pthread_attr_t* att
   if (controlled() && heddle::rt::find_thread(thread) != nullptr)
     return HEDDLE_REAL(pthread_getattr_np)(HEDDLE_REAL(pthread_self)(), attr);
   return HEDDLE_REAL(pthread_getattr_np)(thread, attr);
+}
+
+// Scheduling and affinity of a controlled thread: the operation runs where
+// the backend puts it (the threads backend pins every operation to one CPU),
+// so setting is accepted and ignored, and getting reads the caller's OS thread.
+HEDDLE_RT_DEFINE(int, pthread_setaffinity_np, (pthread_t thread, size_t size, const cpu_set_t* set)) {
+  if (controlled() && heddle::rt::find_thread(thread) != nullptr) return 0;
+  return HEDDLE_REAL(pthread_setaffinity_np)(thread, size, set);
+}
+
+HEDDLE_RT_DEFINE(int, pthread_getaffinity_np, (pthread_t thread, size_t size, cpu_set_t* set)) {
+  if (controlled() && heddle::rt::find_thread(thread) != nullptr)
+    return HEDDLE_REAL(pthread_getaffinity_np)(HEDDLE_REAL(pthread_self)(), size, set);
+  return HEDDLE_REAL(pthread_getaffinity_np)(thread, size, set);
+}
+
+HEDDLE_RT_DEFINE(int, pthread_setschedparam, (pthread_t thread, int policy, const struct sched_param* param)) {
+  if (controlled() && heddle::rt::find_thread(thread) != nullptr) return 0;
+  return HEDDLE_REAL(pthread_setschedparam)(thread, policy, param);
+}
+
+HEDDLE_RT_DEFINE(int, pthread_getschedparam, (pthread_t thread, int* policy, struct sched_param* param)) {
+  if (controlled() && heddle::rt::find_thread(thread) != nullptr)
+    return HEDDLE_REAL(pthread_getschedparam)(HEDDLE_REAL(pthread_self)(), policy, param);
+  return HEDDLE_REAL(pthread_getschedparam)(thread, policy, param);
 }
 
 HEDDLE_RT_DEFINE(int, pthread_kill, (pthread_t thread, int sig)) {

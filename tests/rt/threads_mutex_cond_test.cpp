@@ -149,6 +149,16 @@ TEST(RtThreads, PthreadExitInMainWaitsForTheOtherThreads) {
   EXPECT_TRUE(r) << r.report;
 }
 
+TEST(RtThreads, TryjoinAndTimedjoinEndBusyTimedOutOrJoined) {
+  int ok = 0;
+  const auto r = explore_quietly([&] {
+    ok = prog_nonportable_joins();
+    rt_check(ok, "each join variant gave a result it may give, and the thread's result arrived once");
+  }, 200);
+  EXPECT_TRUE(r) << r.report;
+  EXPECT_EQ(ok, 1);
+}
+
 TEST(RtMutex, LockingADestroyedMutexIsMisuse) {
   const auto r = explore_quietly([] { prog_lock_destroyed(); }, 3);
   expect_bug(r, bug_kind::api_misuse,

@@ -22,7 +22,8 @@ int prog_cleanup_cancel(void);           /* C cleanup handlers under cancellatio
 int prog_exit_with_cleanup(void);
 int prog_cancel_joiner(void);            /* 1 when a cancelled joiner ends PTHREAD_CANCELED */
 void prog_main_exits(int* finished);     /* pthread_exit in main; a worker sets *finished */
-int prog_lock_destroyed(void);           /* locks a destroyed mutex (misuse) */
+int prog_lock_destroyed(void);
+int prog_nonportable_joins(void);        /* 1 when tryjoin/timedjoin results are consistent */           /* locks a destroyed mutex (misuse) */
 
 /* sync.c */
 void prog_rwlock_counter(int writers_lock); /* rt_check: no lost update */

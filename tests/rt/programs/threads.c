@@ -5,6 +5,8 @@
 #include <sched.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "programs.h"
 
@@ -350,4 +352,32 @@ int prog_lock_destroyed(void) {
   pthread_mutex_init(&m, NULL);
   pthread_mutex_destroy(&m);
   return pthread_mutex_lock(&m);
+}
+
+/* --- pthread_tryjoin_np and pthread_timedjoin_np ----------------------------------- */
+
+static void* nap(void* arg) {
+  (void)arg;
+  sleep(60);
+  return (void*)7;
+}
+
+int prog_nonportable_joins(void) {
+  pthread_t t;
+  pthread_create(&t, NULL, nap, NULL);
+  void* r = NULL;
+  int joined = 0;
+  int rc = pthread_tryjoin_np(t, &r);
+  if (rc != 0 && rc != EBUSY) return 0;
+  joined = rc == 0;
+  if (!joined) {
+    struct timespec soon;
+    clock_gettime(CLOCK_REALTIME, &soon);
+    soon.tv_sec += 1;
+    rc = pthread_timedjoin_np(t, &r, &soon);
+    if (rc != 0 && rc != ETIMEDOUT) return 0;
+    joined = rc == 0;
+  }
+  if (!joined && pthread_join(t, &r) != 0) return 0;
+  return r == (void*)7;
 }
