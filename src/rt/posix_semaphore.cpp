@@ -44,7 +44,7 @@ int fail(int error) {
 int wait(sem_t* s, bool blocking, std::optional<virtual_time> deadline) {
   if (blocking) cancellation_point();
   semaphore_model& m = model_of(s);
-  const bool taken = m.state.acquire(blocking, deadline, std::source_location::current());
+  const bool taken = m.state.acquire(blocking, deadline, std::source_location{});
   if (blocking) cancellation_point();
   if (taken) return 0;
   return fail(deadline ? ETIMEDOUT : EAGAIN);
@@ -95,7 +95,7 @@ HEDDLE_RT_DEFINE(int, sem_post, (sem_t * s)) {
   if (!controlled()) return HEDDLE_REAL(sem_post)(s);
   auto& m = heddle::rt::model_of(s);
   if (m.state.value() >= SEM_VALUE_MAX) return heddle::rt::fail(EOVERFLOW);
-  m.state.release(1, std::source_location::current());
+  m.state.release(1, std::source_location{});
   return 0;
 }
 

@@ -23,7 +23,7 @@ namespace {
 
 void sleep_to(virtual_time deadline) {
   cancellation_point();
-  sleep_until(deadline);
+  sleep_until(deadline, {});
   cancellation_point();
 }
 
@@ -42,7 +42,7 @@ HEDDLE_RT_DEFINE(int, sched_yield, ()) {
   // A zero sleep, not a yield point: strategies let a sleeping operation's
   // rivals run first (pct, pos), and a program that calls sched_yield is
   // waiting for another thread.
-  heddle::sleep_until(heddle::now());
+  heddle::sleep_until(heddle::now(), {});
   return 0;
 }
 

@@ -44,7 +44,7 @@ int wait(pthread_cond_t* c, pthread_mutex_t* m, std::optional<virtual_time> dead
   if (!unwinding() && !mutex_held_by_caller(m))
     report_misuse("pthread_cond_wait with a mutex the caller (" + describe(current_operation()) +
                   ") does not hold (POSIX requires the waiter to lock it)");
-  const auto loc = std::source_location::current();
+  const auto loc = std::source_location{};
   const bool spurious = cv.state.spurious_wakeup(loc);
   thread_record& me = self();
   // A cancel that comes at the unlock's scheduling point finds the waiter
@@ -62,7 +62,7 @@ int wait(pthread_cond_t* c, pthread_mutex_t* m, std::optional<virtual_time> dead
 
 }  // namespace
 
-void wake_cond_waiters(void* c) { model_of(c).state.notify_all(std::source_location::current()); }
+void wake_cond_waiters(void* c) { model_of(c).state.notify_all(std::source_location{}); }
 
 }  // namespace heddle::rt
 
@@ -114,12 +114,12 @@ HEDDLE_RT_DEFINE(int, pthread_cond_clockwait,
 
 HEDDLE_RT_DEFINE(int, pthread_cond_signal, (pthread_cond_t * c)) {
   if (!controlled()) return HEDDLE_REAL_COND(pthread_cond_signal)(c);
-  heddle::rt::model_of(c).state.notify_one(std::source_location::current());
+  heddle::rt::model_of(c).state.notify_one(std::source_location{});
   return 0;
 }
 
 HEDDLE_RT_DEFINE(int, pthread_cond_broadcast, (pthread_cond_t * c)) {
   if (!controlled()) return HEDDLE_REAL_COND(pthread_cond_broadcast)(c);
-  heddle::rt::model_of(c).state.notify_all(std::source_location::current());
+  heddle::rt::model_of(c).state.notify_all(std::source_location{});
   return 0;
 }

@@ -88,19 +88,19 @@ int lock(mutex_model& m, const noun& n, bool blocking, std::optional<virtual_tim
     if (!blocking) return EBUSY;
     // Another thread may still unlock it (a misuse of its own) before this
     // lock would block: the re-lock is a scheduling point like any lock.
-    scheduling_point(point_kind::acquire);
+    scheduling_point(point_kind::acquire, std::source_location{});
   }
   if (m.owner == me && !recursive && !unwinding()) {
     if (m.type == PTHREAD_MUTEX_ERRORCHECK) return EDEADLK;
     if (deadline) {  // waits for itself until the deadline
-      sleep_until(*deadline);
+      sleep_until(*deadline, {});
       return ETIMEDOUT;
     }
     report_self_deadlock(std::string(n.prefix) + "_lock of a " + n.object + " the caller (" + describe(me) +
                          ") already holds: self-deadlock (a normal " + n.object +
                          " does not count its locks; use a recursive mutex or unlock first)");
   }
-  if (!m.state.acquire("pthread mutex", recursive, blocking, deadline, std::source_location::current()))
+  if (!m.state.acquire("pthread mutex", recursive, blocking, deadline, std::source_location{}))
     return deadline ? ETIMEDOUT : EBUSY;
   m.owner = me;
   ++m.depth;
@@ -117,7 +117,7 @@ int unlock(mutex_model& m, const noun& n) {
                   ", not by the caller (" + describe(me) + ")");
   }
   if (--m.depth == 0) m.owner = 0;
-  m.state.release("pthread mutex", std::source_location::current());
+  m.state.release("pthread mutex", std::source_location{});
   return 0;
 }
 

@@ -44,13 +44,13 @@ HEDDLE_RT_DEFINE(int, pthread_once, (pthread_once_t * once, void (*routine)())) 
   if ((__atomic_load_n(once, __ATOMIC_ACQUIRE) & heddle::rt::glibc_once_done) != 0) return 0;
   heddle::rt::once_model* m = heddle::rt::onces().find(once);
   if (m == nullptr) m = &heddle::rt::onces().emplace(once);
-  heddle::scheduling_point(heddle::point_kind::acquire, m->res);
+  heddle::scheduling_point(heddle::point_kind::acquire, m->res, {});
   const heddle::operation_id me = heddle::current_operation();
   while (m->running) {
     if (m->runner == me && !heddle::unwinding())
       heddle::rt::report_self_deadlock("pthread_once called again from its own init routine (" +
                                        heddle::rt::describe(me) + "): self-deadlock");
-    heddle::wait(m->res);
+    heddle::wait(m->res, {});
   }
   if (m->done) return 0;
   m->running = true;

@@ -35,9 +35,10 @@ virtual_time deadline_at(clockid_t clock, const timespec& abstime) {
 }
 
 void report(bug_kind kind, std::string message) {
-  if (detail::engine* e = detail::engine::current())
-    e->report(kind, std::move(message), std::source_location::current(), false);
-  scheduling_point(point_kind::user);  // the iteration ends here
+  // No source location: this one would name the runtime, not the program's
+  // call (the message says which call it was).
+  if (detail::engine* e = detail::engine::current()) e->report(kind, std::move(message), std::source_location{}, false);
+  scheduling_point(point_kind::user, std::source_location{});  // the iteration ends here
   std::abort();                        // never reached under control
 }
 

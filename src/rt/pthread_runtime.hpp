@@ -42,6 +42,10 @@
 
 namespace heddle::rt {
 
+// Scheduling points and bugs of this layer carry no source location
+// (std::source_location{}): one would name the runtime's own code, not the
+// program's call; the point kind and object say which call it was.
+
 // True when the caller is an operation of a controlled iteration.
 inline bool controlled() noexcept { return in_control() && current_operation() != 0; }
 

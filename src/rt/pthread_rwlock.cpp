@@ -43,7 +43,7 @@ int lock(pthread_rwlock_t* l, bool shared, bool blocking, std::optional<virtual_
     ++m.read_depth[me];
     return 0;
   }
-  if (!m.state.acquire(type, shared, blocking, deadline, std::source_location::current()))
+  if (!m.state.acquire(type, shared, blocking, deadline, std::source_location{}))
     return deadline ? ETIMEDOUT : EBUSY;
   if (shared) m.read_depth[me] = 1;
   return 0;
@@ -53,11 +53,11 @@ int unlock(pthread_rwlock_t* l) {
   rwlock_model& m = model_of(l);
   const operation_id me = current_operation();
   if (m.state.held_by_caller()) {
-    m.state.release(type, false, std::source_location::current());
+    m.state.release(type, false, std::source_location{});
   } else if (m.state.held_shared_by_caller()) {
     if (--m.read_depth[me] > 0) return 0;
     m.read_depth.erase(me);
-    m.state.release(type, true, std::source_location::current());
+    m.state.release(type, true, std::source_location{});
   } else if (!unwinding()) {
     report_misuse("pthread_rwlock_unlock of a rwlock the caller (" + describe(me) + ") does not hold");
   }

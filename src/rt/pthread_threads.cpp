@@ -160,7 +160,7 @@ void run_main_thread(const std::function<void()>& body) {
   me.finished = true;
   thread_table& t = threads();
   for (thread_record& r : t.records)
-    while (&r != &me && !r.finished) wait(r.done);
+    while (&r != &me && !r.finished) wait(r.done, {});
 }
 
 }  // namespace heddle::rt
@@ -213,7 +213,7 @@ int join(const char* call, pthread_t thread, void** result, bool blocking, std::
     me.joining = nullptr;
     return error;
   };
-  scheduling_point(point_kind::join, r->done);
+  scheduling_point(point_kind::join, r->done, {});
   while (!r->finished) {
     if (me.cancel_pending && me.cancel_enabled) {
       give_up(0);
@@ -221,8 +221,8 @@ int join(const char* call, pthread_t thread, void** result, bool blocking, std::
     }
     if (!blocking) return give_up(EBUSY);
     if (!deadline) {
-      wait(r->done);  // a cancel of this thread signals it too
-    } else if ((*deadline <= now() || wait_until(r->done, *deadline) == wake_reason::timeout) && !r->finished) {
+      wait(r->done, {});  // a cancel of this thread signals it too
+    } else if ((*deadline <= now() || wait_until(r->done, *deadline, {}) == wake_reason::timeout) && !r->finished) {
       return give_up(ETIMEDOUT);
     }
   }
@@ -288,7 +288,7 @@ HEDDLE_RT_DEFINE(int, pthread_cancel, (pthread_t thread)) {
   if (!controlled()) return HEDDLE_REAL(pthread_cancel)(thread);
   thread_record* r = heddle::rt::find_thread(thread);
   if (r == nullptr || r->finished) return ESRCH;
-  heddle::scheduling_point(heddle::point_kind::signal, r->done);
+  heddle::scheduling_point(heddle::point_kind::signal, r->done, {});
   r->cancel_pending = true;
   // A thread blocked in a join or a condition wait wakes up (a wake-up POSIX
   // allows to be spurious for the other waiters) and acts on the request.
@@ -317,7 +317,7 @@ HEDDLE_RT_DEFINE(int, pthread_setcanceltype, (int type, int* old)) {
 
 HEDDLE_RT_DEFINE(void, pthread_testcancel, ()) {
   if (!controlled()) return HEDDLE_REAL(pthread_testcancel)();
-  heddle::scheduling_point(heddle::point_kind::yield);
+  heddle::scheduling_point(heddle::point_kind::yield, std::source_location{});
   heddle::rt::cancellation_point();
 }
 
