@@ -57,7 +57,7 @@ TEST(lincheck_examples, racy_stack_size_is_not_linearizable_and_minimizes_to_thr
   EXPECT_NE(f.message.find("no order of the calls explains the results"), std::string::npos) << f.message;
   EXPECT_NE(f.message.find("but the model returns"), std::string::npos) << f.message;
   EXPECT_NE(f.report.find("Interleaving"), std::string::npos);
-  EXPECT_NE(f.report.find("push(1)"), std::string::npos) << f.report;
+  EXPECT_NE(f.report.find("push("), std::string::npos) << f.report;
 }
 
 TEST(lincheck_examples, racy_queue_returns_one_element_twice) {

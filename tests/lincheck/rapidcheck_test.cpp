@@ -45,7 +45,8 @@ rc::detail::TestResult check_stack() {
       [] {
         heddle::lincheck::check_parallel<seq_stack, Stack>(
             rc::state::gen::execOneOfWithArgs<push<Stack>, pop<Stack>, size<Stack>>(),
-            {.threads = 2, .ops_per_thread = 3, .init_ops = 1, .iterations = 30});
+            // random keeps the shrunk three-call case failing within 30 runs
+            {.threads = 2, .ops_per_thread = 3, .init_ops = 1, .iterations = 30, .strategy = "random"});
       },
       rc::detail::TestMetadata{}, params);
 }

@@ -65,7 +65,7 @@ struct options {
   std::size_t post_ops = 1;        // calls after it
   std::size_t scenarios = 100;     // scenarios to generate
   std::uint64_t iterations = 50;   // runs (schedules) per scenario
-  std::string strategy = "random";  // any heddle strategy spec: "pct:3", "dfs:pb=2", "dpor"...
+  std::string strategy = "pct:3";  // any heddle strategy spec: "random", "pos", "dfs:pb=2", "dpor"...
   std::uint64_t seed = 0x6c696e636b;
   lincheck::consistency consistency = consistency::linearizable;
   bool minimize = true;              // shrink a failing scenario before reporting it
