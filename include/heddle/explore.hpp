@@ -16,6 +16,7 @@
 #include <optional>
 #include <source_location>
 #include <string>
+#include <vector>
 
 #include "heddle/bug.hpp"
 #include "heddle/model.hpp"
@@ -35,15 +36,61 @@ struct statistics {
   std::chrono::nanoseconds elapsed{0};
   bool exhausted = false;  // the strategy explored its whole space
   std::uint64_t schedules = 0;  // complete schedules a systematic strategy (dfs, dpor) explored
+  // Different decision sequences among the iterations, and different values of
+  // heddle::state_hash at the end of an iteration (0 when the test never calls it).
+  std::uint64_t distinct_schedules = 0;
+  std::uint64_t distinct_end_states = 0;
+  // The sets behind those two counts, sorted, so the results of shards merge
+  // into the counts of one run (heddle merge). Each keeps at most
+  // statistics::kept_hashes values; past that the count is a lower bound.
+  std::vector<std::uint64_t> schedule_hashes;
+  std::vector<std::uint64_t> end_state_hashes;
+  static constexpr std::size_t kept_hashes = std::size_t{1} << 20;
+  unsigned workers = 0;  // worker processes that ran the iterations (0: in this process)
+  std::uint64_t workers_replaced = 0;  // after a crash, a hang or an outside kill
   double iterations_per_second() const;
+  double mean_steps() const;
+};
+
+// One iteration as statistics see it (kept in result::iterations with
+// options::record_iterations). Plain data: workers pass it through shared memory.
+struct iteration_record {
+  std::uint64_t index = 0;
+  std::uint64_t steps = 0;
+  std::uint64_t schedule_hash = 0;  // of the decisions, in order
+  std::uint64_t end_state = 0;      // heddle::state_hash at the end, if has_end_state
+  std::uint32_t max_enabled = 0;
+  bool has_end_state = false;
+  bool hit_max_steps = false;
+  bool bug = false;
+};
+
+// The bugs of one signature (kind + source location + message) in a run.
+struct bug_group {
+  heddle::bug bug;          // its first occurrence
+  std::string signature;
+  std::uint64_t count = 0;  // iterations that ended with it
+  std::uint64_t first_iteration = 0;
+  heddle::trace trace;            // the first occurrence, as recorded
+  heddle::trace minimized_trace;  // what was saved: the recorded trace after minimization
+  std::string trace_file;         // where minimized_trace was written, if it was
+  std::string report;             // the human-readable report of the first occurrence
 };
 
 struct result {
+  // The first bug found, with its traces and report (the first of `bugs`).
   std::optional<heddle::bug> bug;
   heddle::trace trace;      // the failing iteration's trace (empty without a bug)
-  std::string trace_file;   // where the trace was written, if it was
+  heddle::trace minimized_trace;  // the trace saved for it (after minimization)
+  std::string trace_file;   // where the saved trace was written, if it was
   std::string report;       // the human-readable bug report
+  // Every bug signature found, in the order found: one with stop_on_first_bug,
+  // all of them with stop_on_first_bug = false (--explore).
+  std::vector<bug_group> bugs;
   statistics stats;
+  // Every iteration run, by index, when options::record_iterations is set.
+  std::vector<iteration_record> iterations;
+  bool interrupted = false;  // SIGINT or SIGTERM ended the run early
   // Set when a replay stopped because the program did something other than the
   // trace recorded (a source of nondeterminism the test does not control).
   std::optional<std::string> divergence;

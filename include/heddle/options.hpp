@@ -9,7 +9,8 @@
 // Designated initializers must name fields in declaration order: iterations,
 // time_budget, strategy, seed, max_steps, fail_on_max_steps, spurious_wakeups,
 // spurious_cas_failures, stack_size, fair_after, stop_on_first_bug,
-// print_report, out, replay.
+// print_report, out, replay, parallel, iteration_timeout, shard_index,
+// shard_count, check_determinism, progress, record_iterations.
 #pragma once
 
 #include <chrono>
@@ -41,7 +42,9 @@ struct options {
   // fair(S): steps of each iteration left to S before uniform random takes
   // over, so every enabled operation keeps running (liveness checks).
   std::uint64_t fair_after = 10000;
-  // Stop at the first bug.
+  // Stop at the first bug. false (--explore) keeps going and groups the bugs
+  // by signature (kind + source location + message), with a count and one
+  // saved trace per signature.
   bool stop_on_first_bug = true;
   // Print the bug report to stderr when a bug is found.
   bool print_report = true;
@@ -49,6 +52,26 @@ struct options {
   std::string out = "heddle-out";
   // When non-empty: a trace file (JSON or compact) to replay instead of exploring.
   std::string replay;
+  // 0 runs the iterations in this process (what code calling explore() sees by
+  // default). N > 0 forks N worker processes inside explore(), each pinned to
+  // its own CPU, which share the iteration indices; a crash or hang of a worker
+  // is a bug with a replayable trace and the worker is replaced. The CLI
+  // passes the number of CPUs (docs/running.md).
+  unsigned parallel = 0;
+  // With workers: an iteration running longer than this is a hang (a bug),
+  // and its worker is killed and replaced. Zero means no limit.
+  std::chrono::milliseconds iteration_timeout{0};
+  // This run's share of the iteration indices: i with i % shard_count ==
+  // shard_index (--shard I/N, or GoogleTest's GTEST_SHARD_INDEX/TOTAL_SHARDS).
+  std::uint64_t shard_index = 0;
+  std::uint64_t shard_count = 1;
+  // Replays each iteration twice more and reports the first step where the
+  // program did something else (it depends on what heddle does not control).
+  bool check_determinism = false;
+  // Draws a progress line on stderr when stderr is a terminal.
+  bool progress = true;
+  // Keeps (index, schedule hash, steps) of every iteration in the result.
+  bool record_iterations = false;
 };
 
 }  // namespace heddle

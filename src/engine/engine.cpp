@@ -138,6 +138,7 @@ void engine::reset() {
   outcome_.hit_max_steps = false;
   outcome_.stopped.reset();
   outcome_.max_enabled = 0;
+  outcome_.state_hash.reset();
 }
 
 std::vector<trace_step> iteration_outcome::trace_steps() const {

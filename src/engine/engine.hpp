@@ -89,6 +89,8 @@ struct iteration_outcome {
   bool hit_max_steps = false;
   std::optional<std::string> stopped;  // the strategy stopped the iteration (reason)
   std::uint64_t max_enabled = 0;
+  // The test's last heddle::state_hash of the iteration, if it called it.
+  std::optional<std::uint64_t> state_hash;
   std::vector<trace_step> trace_steps() const;
 };
 
@@ -133,7 +135,10 @@ class engine {
   std::uint64_t choose(const choice& c, const std::source_location& where);
 
   // The test's own summary of its current state (heddle::state_hash).
-  void set_state_hash(std::uint64_t value) noexcept { user_state_hash_ = value; }
+  void set_state_hash(std::uint64_t value) noexcept {
+    user_state_hash_ = value;
+    outcome_.state_hash = value;
+  }
 
   // The running operation is unwinding and the exception met a noexcept frame.
   bool abort_in_flight() const noexcept { return unwinding_ && running_ != 0 && ops_[running_].abort_in_flight; }

@@ -101,8 +101,10 @@ std::string encode_header(const trace_header& h, bool after) {
 
 }  // namespace
 
-crash_guard::crash_guard(const engine& e, trace_header header, std::string directory, std::string replaying)
-    : engine_(e), header_(std::move(header)), directory_(std::move(directory)), replaying_(std::move(replaying)) {
+crash_guard::crash_guard(const engine& e, trace_header header, std::string directory, std::string replaying,
+                         crash_note* note)
+    : engine_(e), header_(std::move(header)), directory_(std::move(directory)), replaying_(std::move(replaying)),
+      note_(note) {
   header_before_iteration_ = encode_header(header_, false);
   header_after_iteration_ = encode_header(header_, true);
   if (const auto slash = directory_.rfind('/'); slash != std::string::npos) parent_directory_ = directory_.substr(0, slash);
@@ -171,6 +173,19 @@ void crash_guard::on_fatal_signal(int signal, const void* address) noexcept {
   }
   if (overflow) text(" (raise --stack-size)");
   message[m.size] = '\0';
+
+  if (note_ != nullptr) {
+    note_->kind = overflow ? bug_kind::stack_overflow : bug_kind::crash;
+    note_->operation = static_cast<std::uint32_t>(op);
+    std::memcpy(note_->message, message, std::min(sizeof note_->message - 1, m.size + 1));
+    if (op_name != nullptr) {
+      const std::size_t n = std::min(sizeof note_->operation_name - 1, std::strlen(op_name));
+      std::memcpy(note_->operation_name, op_name, n);
+      note_->operation_name[n] = '\0';
+    }
+    note_->signal.store(signal, std::memory_order_release);
+    return;
+  }
 
   put(overflow ? "\nheddle: stack_overflow: " : "\nheddle: crash: ");
   put(message);

@@ -4,7 +4,9 @@
 // compact trace file under --out, prints where it is and how to replay it, and
 // re-raises the signal. A fault in a fiber's guard page is reported as a stack
 // overflow in the running operation. The handler neither allocates nor locks:
-// its buffers are reserved up front.
+// its buffers are reserved up front. In a worker process (runner/workers.hpp)
+// the handler only fills a crash_note in shared memory: the parent, which
+// has the worker's decisions in a step_log, writes the trace and the report.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +16,7 @@
 
 #include "engine/engine.hpp"
 #include "heddle/trace.hpp"
+#include "runner/step_log.hpp"
 
 namespace heddle::detail {
 
@@ -21,7 +24,9 @@ class crash_guard {
  public:
   // `directory` is where a crash's schedule is saved; when replaying, pass the
   // trace being replayed as `replaying` instead: nothing new is saved.
-  crash_guard(const engine& e, trace_header header, std::string directory, std::string replaying = {});
+  // With `note`, a crash is only described there (see above).
+  crash_guard(const engine& e, trace_header header, std::string directory, std::string replaying = {},
+              crash_note* note = nullptr);
   ~crash_guard();
   crash_guard(const crash_guard&) = delete;
   crash_guard& operator=(const crash_guard&) = delete;
@@ -50,6 +55,7 @@ class crash_guard {
   std::size_t text_size_ = 0;
   std::vector<char> alternate_stack_;
   crash_guard* previous_ = nullptr;
+  crash_note* note_ = nullptr;
   bool active_ = false;
 };
 

@@ -45,6 +45,33 @@ const option_entry table[] = {
     {"stop_on_first_bug", [](options& o, std::string_view v, std::string_view w) { o.stop_on_first_bug = parse_bool(v, w); }},
     {"print_report", [](options& o, std::string_view v, std::string_view w) { o.print_report = parse_bool(v, w); }},
     {"replay", [](options& o, std::string_view v, std::string_view) { o.replay = std::string(v); }},
+    {"parallel", [](options& o, std::string_view v, std::string_view w) {
+       const std::uint64_t n = parse_unsigned(v, w);
+       if (n > 1024) throw usage_error(fmt::format("bad value '{}' for {}: at most 1024 workers", v, w));
+       o.parallel = static_cast<unsigned>(n);
+     }},
+    {"iteration_timeout", [](options& o, std::string_view v, std::string_view w) { o.iteration_timeout = parse_duration(v, w); }},
+    // Both shard fields at once, as "I/N": one name for --shard, --heddle_shard, HEDDLE_SHARD.
+    {"shard", [](options& o, std::string_view v, std::string_view w) {
+       const auto slash = v.find('/');
+       const auto bad = [&] {
+         return usage_error(fmt::format("bad value '{}' for {}: expected I/N with 0 <= I < N, such as 0/3", v, w));
+       };
+       if (slash == std::string_view::npos) throw bad();
+       std::uint64_t index = 0, count = 0;
+       try {
+         index = parse_unsigned(v.substr(0, slash), w);
+         count = parse_unsigned(v.substr(slash + 1), w);
+       } catch (const usage_error&) {
+         throw bad();
+       }
+       if (count == 0 || index >= count) throw bad();
+       o.shard_index = index;
+       o.shard_count = count;
+     }},
+    {"check_determinism", [](options& o, std::string_view v, std::string_view w) { o.check_determinism = parse_bool(v, w); }},
+    {"progress", [](options& o, std::string_view v, std::string_view w) { o.progress = parse_bool(v, w); }},
+    {"record_iterations", [](options& o, std::string_view v, std::string_view w) { o.record_iterations = parse_bool(v, w); }},
 };
 
 }  // namespace

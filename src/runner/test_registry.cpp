@@ -1,8 +1,16 @@
 // The registry behind HEDDLE_TEST and the --heddle_* flags of test binaries.
 //
 // Protocol with the `heddle` CLI: the CLI passes --heddle_* option flags,
-// --heddle_result_file=PATH (one JSON object per explored test is appended),
-// and --heddle_list (print registered tests as "suite.name<TAB>file:line").
+// --heddle_result_file=PATH (one JSON object per explored test is appended,
+// runner/summary_json.hpp), and --heddle_list (print registered tests as
+// "suite.name<TAB>file:line").
+//
+// GoogleTest's sharding protocol (CTest, Bazel, Kubernetes indexed jobs):
+// when GTEST_TOTAL_SHARDS and GTEST_SHARD_INDEX are set, heddle takes them as
+// --heddle_shard=INDEX/TOTAL (unless a flag or HEDDLE_SHARD says otherwise),
+// touches GTEST_SHARD_STATUS_FILE, and removes the three variables before
+// GoogleTest sees them: every shard runs every test, each on its share of the
+// iteration indices, instead of GoogleTest splitting the list of tests.
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -16,6 +24,7 @@
 
 #include "heddle/test.hpp"
 #include "runner/overrides.hpp"
+#include "runner/summary_json.hpp"
 #include "strategies/strategies.hpp"
 
 namespace heddle {
@@ -62,36 +71,15 @@ void run_registered_test(const char* suite, const char* name) {
   }
   nlohmann::json record = {{"test", id}};
   try {
+    const options opts = with_overrides(test->opts);
     const result r = explore(test->opts, test->body, {id, self_path()});
-    const statistics& s = r.stats;
-    record["stats"] = {{"iterations", s.iterations},
-                       {"steps_total", s.steps_total},
-                       {"steps_min", s.steps_min},
-                       {"steps_max", s.steps_max},
-                       {"max_steps_hits", s.max_steps_hits},
-                       {"max_enabled", s.max_enabled},
-                       {"seconds", std::chrono::duration<double>(s.elapsed).count()},
-                       {"exhausted", s.exhausted}};
+    record = test_record(id, opts, r);
     if (r.bug) {
-      record["status"] = "bug";
-      record["bug"] = {{"kind", to_string(r.bug->kind)},
-                       {"message", r.bug->message},
-                       {"operation", r.bug->operation},
-                       {"operation_name", r.bug->operation_name},
-                       {"file", r.bug->where.file},
-                       {"line", r.bug->where.line},
-                       {"step", r.bug->step}};
-      record["trace_file"] = r.trace_file;
-      record["iteration"] = r.trace.header.iteration;
-      record["report"] = r.report;
-      ADD_FAILURE_AT(test->file, test->line) << "heddle found a bug: " << to_string(r.bug->kind) << ": "
-                                             << r.bug->message;
+      for (const bug_group& g : r.bugs)
+        ADD_FAILURE_AT(test->file, test->line) << "heddle found a bug: " << to_string(g.bug.kind) << ": "
+                                               << g.bug.message << (g.count > 1 ? fmt::format(" ({} iterations)", g.count) : "");
     } else if (r.divergence) {
-      record["status"] = "diverged";
-      record["message"] = *r.divergence;
       ADD_FAILURE_AT(test->file, test->line) << "heddle: " << *r.divergence;
-    } else {
-      record["status"] = "passed";
     }
   } catch (const usage_error& e) {
     record["status"] = "error";
@@ -102,6 +90,26 @@ void run_registered_test(const char* suite, const char* name) {
 }
 
 }  // namespace detail
+
+namespace {
+
+void take_gtest_sharding() {
+  const char* total = std::getenv("GTEST_TOTAL_SHARDS");
+  const char* index = std::getenv("GTEST_SHARD_INDEX");
+  if (total != nullptr && index != nullptr) {
+    if (!detail::flag_overrides().contains("shard") && std::getenv("HEDDLE_SHARD") == nullptr)
+      detail::flag_overrides()["shard"] = fmt::format("{}/{}", index, total);
+  }
+  if (const char* status = std::getenv("GTEST_SHARD_STATUS_FILE"); status != nullptr) {
+    // The protocol's handshake: the runner sees that this binary shards.
+    std::ofstream touch(status, std::ios::app);
+  }
+  ::unsetenv("GTEST_TOTAL_SHARDS");
+  ::unsetenv("GTEST_SHARD_INDEX");
+  ::unsetenv("GTEST_SHARD_STATUS_FILE");
+}
+
+}  // namespace
 
 void init(int* argc, char** argv) {
   int kept = 1;
@@ -128,6 +136,7 @@ void init(int* argc, char** argv) {
   }
   argv[kept] = nullptr;
   *argc = kept;
+  take_gtest_sharding();
   const bool listing = detail::flag_overrides().erase("list") > 0;
   try {
     const options checked = detail::with_overrides({});

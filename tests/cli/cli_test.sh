@@ -149,19 +149,137 @@ PY
     ;;
 
   crash_is_a_bug_with_a_saved_trace_that_replays)
-    run "$heddle" test "$crashing" --iterations 1000 --out out
+    # Workers (the default): the parent writes the crashed iteration's trace
+    # from the worker's step log, and the binary goes on with the next test.
+    run "$heddle" test "$crashing" --iterations 1000 --parallel 2 --out out
     expect_exit 1
     expect_stdout "crash.write_through_unpublished_pointer  BUG"
     expect_stdout "crash: SIGSEGV"
-    expect_stdout "trace:  out/crash.write_through_unpublished_pointer/bug-1.trace"
-    expect_stdout "replay: heddle replay out/crash.write_through_unpublished_pointer/bug-1.trace"
-    expect_stdout "crash.never_reached_after_the_crash  not run"
-    expect_file out/crash.write_through_unpublished_pointer/bug-1.trace
-    run "$heddle" replay out/crash.write_through_unpublished_pointer/bug-1.trace
+    expect_stdout "trace:  out/crash.write_through_unpublished_pointer/bug-1.json"
+    expect_stdout "replay: heddle replay out/crash.write_through_unpublished_pointer/bug-1.json"
+    expect_stdout "crash.never_reached_after_the_crash  passed"
+    expect_file out/crash.write_through_unpublished_pointer/bug-1.json
+    run "$heddle" replay out/crash.write_through_unpublished_pointer/bug-1.json
     expect_exit 1
     expect_stderr "crash: SIGSEGV"
     expect_stderr "bug reproduced: crash.write_through_unpublished_pointer died of SIGSEGV"
     [[ ! -e heddle-out ]] || fail "the replay saved the crash's schedule again, into heddle-out/"
+    # In the test process (--parallel 0): the crash handler saves the schedule
+    # and the binary dies with it.
+    run "$heddle" test "$crashing" --iterations 1000 --parallel 0 --out in-process
+    expect_exit 1
+    expect_stdout "crash: SIGSEGV"
+    expect_stdout "trace:  in-process/crash.write_through_unpublished_pointer/bug-1.trace"
+    expect_stdout "crash.never_reached_after_the_crash  not run"
+    run "$heddle" replay in-process/crash.write_through_unpublished_pointer/bug-1.trace
+    expect_exit 1
+    expect_stderr "bug reproduced: crash.write_through_unpublished_pointer died of SIGSEGV"
+    ;;
+
+  progress_is_drawn_on_a_terminal_and_not_elsewhere)
+    command -v script >/dev/null || fail "script(1) (util-linux) is needed to give the run a terminal"
+    script -qec "'$heddle' test '$fixed' --iterations 20000 --parallel 1 --out out" /dev/null >"$work/tty" 2>&1
+    rc=$?
+    tty_output=$(tr '\r' '\n' <"$work/tty")
+    [[ $rc == 0 ]] || fail "the run on a terminal exited with $rc: $tty_output"
+    [[ $tty_output == *"heddle: "*"/20000 iterations, "*" it/s, 0 bugs, "*" elapsed, "*" left"* ]] ||
+      fail "no progress line on a terminal: $tty_output"
+    run "$heddle" test "$fixed" --iterations 20000 --parallel 1 --out out
+    expect_exit 0
+    [[ $err != *"it/s"* && $out != *"it/s"* && $err != *$'\r'* ]] || fail "a progress line was drawn without a terminal"
+    ;;
+
+  explore_groups_bugs_and_json_out_has_the_statistics)
+    run "$heddle" test "$buggy" --iterations 3000 --strategy random --explore --parallel 2 --out out --json-out run.json
+    expect_exit 1
+    expect_stdout "account.concurrent_withdrawals  BUG"
+    expect_stdout "steps per iteration"
+    expect_stdout "distinct schedules"
+    expect_stdout "2 workers"
+    expect_stdout "iterations, first in iteration"
+    expect_file run.json
+    python3 - run.json <<'PY' || fail "the --json-out summary is wrong (see above)"
+import json, os, sys
+s = json.load(open(sys.argv[1]))
+assert s["schema"] == "heddle-summary" and s["schema_version"] == 1, s.get("schema")
+assert s["run"]["parallel"] == 2 and s["run"]["explore"] is True, s["run"]
+[t] = s["tests"]
+st = t["stats"]
+assert st["iterations"] == 3000, st["iterations"]
+assert st["steps_min"] <= st["steps_mean"] <= st["steps_max"], st
+assert st["distinct_schedules"] == len(st["schedule_hashes"]) > 1, st["distinct_schedules"]
+assert st["max_enabled"] >= 2 and st["workers"] == 2, st
+[g] = t["bugs"]
+assert g["kind"] == "assertion" and g["count"] == st["buggy_iterations"] > 1, (g["count"], st["buggy_iterations"])
+assert os.path.isfile(g["trace_file"]) and g["trace"].startswith("heddle:1:"), g
+assert g["minimized_trace"].startswith("heddle:1:"), g
+PY
+    ;;
+
+  shards_merge_to_the_unsharded_counts)
+    run "$heddle" test "$buggy" --iterations 1200 --strategy random --explore --record-iterations --out out --json-out all.json
+    expect_exit 1
+    for k in 0 1 2; do
+      run "$heddle" test "$buggy" --iterations 1200 --strategy random --explore --record-iterations --shard $k/3 --out out --json-out shard-$k.json
+      expect_exit 1
+    done
+    run "$heddle" merge shard-0.json shard-1.json shard-2.json --json-out merged.json
+    expect_exit 1
+    expect_stdout "3 shard results merged"
+    expect_stdout "account.concurrent_withdrawals  BUG found after 1200 iterations"
+    python3 - all.json merged.json <<'PY' || fail "the merged summary differs from the unsharded one (see above)"
+import json, sys
+whole, merged = (json.load(open(p))["tests"][0] for p in sys.argv[1:])
+for f in ["iterations", "steps_total", "steps_min", "steps_max", "max_enabled", "buggy_iterations", "distinct_schedules"]:
+    assert whole["stats"][f] == merged["stats"][f], (f, whole["stats"][f], merged["stats"][f])
+assert whole["iterations"] == merged["iterations"], "per-iteration schedules differ"
+assert [g["count"] for g in whole["bugs"]] == [g["count"] for g in merged["bugs"]]
+PY
+    # GoogleTest's protocol: the binary takes the shard from the environment and touches the status file.
+    GTEST_TOTAL_SHARDS=3 GTEST_SHARD_INDEX=1 GTEST_SHARD_STATUS_FILE="$work/status" \
+      run "$heddle" test "$fixed" --iterations 300 --parallel 1 --out out --format json
+    expect_exit 0
+    expect_file "$work/status"
+    python3 - "$work/stdout" <<'PY' || fail "GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS were not taken as the shard"
+import json, sys
+[t] = json.load(open(sys.argv[1]))["tests"]
+assert t["shard"] == {"index": 1, "count": 3}, t["shard"]
+assert t["stats"]["iterations"] == 100, t["stats"]["iterations"]
+PY
+    cp "$work/stdout" gtest-shard.json
+    run "$heddle" merge does-not-exist.json
+    expect_one_line_error "cannot read 'does-not-exist.json'"
+    run "$heddle" merge gtest-shard.json
+    expect_exit 0
+    expect_stdout "passed: no bug in 100 iterations"
+    echo '{"tests": 3}' >bad.json
+    run "$heddle" merge bad.json
+    expect_one_line_error "'bad.json' is not a heddle JSON summary"
+    ;;
+
+  time_budget_and_sigint_stop_cleanly_with_a_summary)
+    run "$heddle" test "$fixed" --iterations 100000000 --time-budget 1s --parallel 2 --out out --json-out budget.json
+    expect_exit 0
+    expect_stdout "passed: no bug in"
+    expect_file budget.json
+    setsid "$heddle" test "$fixed" --iterations 100000000 --parallel 2 --out out --json-out interrupted.json \
+      >"$work/stdout" 2>"$work/stderr" &
+    cli=$!
+    for _ in $(seq 200); do pgrep -P $cli >/dev/null && break; sleep 0.05; done
+    sleep 0.5
+    kill -INT -- -$cli
+    wait $cli
+    rc=$? out=$(<"$work/stdout") err=$(<"$work/stderr")
+    last_command="heddle test (interrupted by SIGINT)"
+    expect_exit 0
+    expect_stdout "passed: no bug in"
+    expect_file interrupted.json
+    python3 - interrupted.json <<'PY' || fail "the interrupted run's summary is wrong (see above)"
+import json, sys
+[t] = json.load(open(sys.argv[1]))["tests"]
+assert t["interrupted"] is True, t
+assert 0 < t["stats"]["iterations"] < 100000000, t["stats"]["iterations"]
+PY
     ;;
 
   unknown_strategy_is_one_line_and_exit_2)

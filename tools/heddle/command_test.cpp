@@ -16,6 +16,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -25,6 +26,8 @@
 #include "heddle/explore.hpp"
 #include "heddle/version.hpp"
 #include "process.hpp"
+#include "runner/summary_json.hpp"
+#include "summary.hpp"
 #include "runner/overrides.hpp"
 #include "test_binary.hpp"
 
@@ -33,22 +36,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-// What happened to one selected test.
-struct test_outcome {
-  std::string id;
-  std::string location;
-  // passed, bug, crash, error, diverged, not_run
-  std::string status = "not_run";
-  std::string kind;     // bug kind, for bug and crash
-  std::string message;  // the bug's or the error's message
-  std::string where;    // "file:line" of the bug, when known
-  std::string operation;
-  std::string trace_file;
-  json record;  // the test binary's result record, when there is one
-};
-
-bool is_bug(const test_outcome& t) { return t.status == "bug" || t.status == "crash"; }
 
 // Checks every value the way the test binary will, so a typo fails here, in
 // one line, before anything runs.
@@ -63,6 +50,9 @@ void validate(const test_arguments& a) {
   check(a.max_steps, "max_steps", "--max-steps");
   check(a.fair_after, "fair_after", "--fair-after");
   check(a.stack_size, "stack_size", "--stack-size");
+  check(a.parallel, "parallel", "--parallel");
+  check(a.iteration_timeout, "iteration_timeout", "--iteration-timeout");
+  check(a.shard, "shard", "--shard");
   if (a.strategy) (void)detail::make_strategy(*a.strategy, {.fair_after = checked.fair_after});
 }
 
@@ -81,6 +71,13 @@ std::set<std::string> saved_crash_traces(const std::string& directory) {
   return found;
 }
 
+// Worker processes: --parallel, else $HEDDLE_PARALLEL, else one per CPU.
+std::string parallelism(const test_arguments& a) {
+  if (a.parallel) return *a.parallel;
+  if (const char* env = std::getenv("HEDDLE_PARALLEL"); env != nullptr) return env;
+  return std::to_string(std::max(1u, std::thread::hardware_concurrency()));
+}
+
 std::vector<std::string> binary_arguments(const test_arguments& a, const std::vector<test_outcome>& selected,
                                           const std::string& results, const std::string& out) {
   std::string filter;
@@ -97,25 +94,15 @@ std::vector<std::string> binary_arguments(const test_arguments& a, const std::ve
   pass(a.max_steps, "max_steps");
   pass(a.fair_after, "fair_after");
   pass(a.stack_size, "stack_size");
+  pass(a.iteration_timeout, "iteration_timeout");
+  pass(a.shard, "shard");
+  argv.push_back(fmt::format("--heddle_parallel={}", parallelism(a)));
   if (a.fail_on_max_steps) argv.push_back("--heddle_fail_on_max_steps=1");
+  if (a.explore) argv.push_back("--heddle_stop_on_first_bug=0");
+  if (a.check_determinism) argv.push_back("--heddle_check_determinism=1");
+  if (a.record_iterations) argv.push_back("--heddle_record_iterations=1");
+  if (a.no_progress) argv.push_back("--heddle_progress=0");
   return argv;
-}
-
-void take_record(test_outcome& t, const json& record) {
-  t.record = record;
-  t.status = record.value("status", "error");
-  t.message = record.value("message", "");
-  t.trace_file = record.value("trace_file", "");
-  if (const auto b = record.find("bug"); b != record.end() && b->is_object()) {
-    t.kind = b->value("kind", "");
-    t.message = b->value("message", "");
-    const std::string file = b->value("file", "");
-    const unsigned line = b->value("line", 0u);
-    if (!file.empty() && line != 0) t.where = fmt::format("{}:{}", file, line);
-    const unsigned op = b->value("operation", 0u);
-    const std::string name = b->value("operation_name", "");
-    if (op != 0) t.operation = name.empty() ? fmt::format("operation {}", op) : fmt::format("operation {} ({})", op, name);
-  }
 }
 
 void take_crash(test_outcome& t, int signal, const std::vector<std::string>& new_traces) {
@@ -135,89 +122,31 @@ void take_crash(test_outcome& t, int signal, const std::vector<std::string>& new
   }
 }
 
-std::string replay_command(const test_outcome& t) {
-  return t.trace_file.empty() ? std::string{} : "heddle replay " + shell_quote(t.trace_file);
-}
-
-std::string stats_text(const json& record) {
-  const json stats = record.value("stats", json::object());
-  const std::uint64_t iterations = stats.value("iterations", std::uint64_t{0});
-  const double seconds = stats.value("seconds", 0.0);
-  std::string text = fmt::format("{} iteration{} in {:.2f} s", iterations, iterations == 1 ? "" : "s", seconds);
-  if (seconds > 0) text += fmt::format(" ({:.0f}/s)", static_cast<double>(iterations) / seconds);
-  if (const auto hits = stats.value("max_steps_hits", std::uint64_t{0}); hits > 0)
-    text += fmt::format(", {} ended at --max-steps", hits);
-  return text;
-}
-
-void print_text_summary(const std::vector<test_outcome>& tests, const std::string& program, int exit) {
-  fmt::print("\nheddle: summary of {} ({} test{})\n", program, tests.size(), tests.size() == 1 ? "" : "s");
-  for (const test_outcome& t : tests) {
-    if (t.status == "passed") {
-      const json stats = t.record.value("stats", json::object());
-      if (stats.value("exhausted", false)) {
-        // A systematic strategy covered every schedule: a verified verdict.
-        const std::uint64_t schedules = stats.value("iterations", std::uint64_t{0});
-        fmt::print("  {}  passed: explored all {} schedule{} (verified)\n", t.id, schedules, schedules == 1 ? "" : "s");
-        fmt::print("      {}\n", stats_text(t.record));
-        continue;
-      }
-      fmt::print("  {}  passed: no bug in {}\n", t.id, stats_text(t.record));
-      continue;
-    }
-    if (t.status == "not_run") {
-      fmt::print("  {}  not run (the binary stopped before it)\n", t.id);
-      continue;
-    }
-    if (is_bug(t)) {
-      fmt::print("  {}  BUG{}\n", t.id, t.record.is_object() ? " found after " + stats_text(t.record) : "");
-      fmt::print("      {}: {}\n", t.kind, t.message);
-      if (!t.where.empty() || !t.operation.empty())
-        fmt::print("      {}{}{}\n", t.operation.empty() ? "" : "in " + t.operation, t.operation.empty() || t.where.empty() ? "" : " ",
-                   t.where.empty() ? "" : "at " + t.where);
-      if (!t.trace_file.empty()) {
-        fmt::print("      trace:  {}\n", t.trace_file);
-        fmt::print("      replay: {}\n", replay_command(t));
-      } else {
-        fmt::print("      no trace was saved (pass --out DIR to keep it)\n");
-      }
-      continue;
-    }
-    fmt::print("  {}  {}: {}\n", t.id, t.status == "diverged" ? "replay diverged" : "error", t.message);
-  }
-  std::size_t bugs = 0;
-  for (const test_outcome& t : tests) bugs += is_bug(t) ? 1 : 0;
-  if (bugs > 0)
-    fmt::print("heddle: {} bug{} found in {} test{}\n", bugs, bugs == 1 ? "" : "s", tests.size(),
-               tests.size() == 1 ? "" : "s");
-  else if (exit == no_bug)
-    fmt::print("heddle: no bug found\n");
-}
-
+// The JSON summary (docs/report-schema.md): the run's parameters and every
+// test's record.
 json json_summary(const std::vector<test_outcome>& tests, const test_arguments& a, int exit) {
-  json all = json::array();
-  for (const test_outcome& t : tests) {
-    json entry = {{"test", t.id}, {"location", t.location}, {"status", t.status}};
-    if (is_bug(t)) {
-      json b = t.record.is_object() && t.record.contains("bug") ? t.record["bug"] : json::object();
-      b["kind"] = t.kind;
-      b["message"] = t.message;
-      entry["bug"] = b;
-      entry["trace_file"] = t.trace_file;
-      entry["replay"] = replay_command(t);
-    } else if (!t.message.empty()) {
-      entry["message"] = t.message;
-    }
-    if (t.record.is_object()) {
-      if (t.record.contains("stats")) entry["stats"] = t.record["stats"];
-      if (t.record.contains("iteration")) entry["iteration"] = t.record["iteration"];
-      if (t.record.contains("report")) entry["report"] = t.record["report"];
-    }
-    all.push_back(std::move(entry));
-  }
-  const char* status = exit == no_bug ? "passed" : exit == bug_found ? "bug" : exit == usage_problem ? "error" : "internal_error";
-  return {{"heddle_version", version}, {"program", a.program}, {"filter", a.filter},
-          {"status", status},          {"exit_code", exit},    {"tests", all}};
+  options o;
+  if (a.shard) detail::set_option(o, "shard", *a.shard, "--shard");
+  const auto given = [](const std::optional<std::string>& v) { return v ? json(*v) : json(nullptr); };
+  const json run = {{"strategy", given(a.strategy)},
+                    {"seed", given(a.seed)},
+                    {"iterations", given(a.iterations)},
+                    {"time_budget", given(a.time_budget)},
+                    {"max_steps", given(a.max_steps)},
+                    {"iteration_timeout", given(a.iteration_timeout)},
+                    {"parallel", detail::parse_unsigned(parallelism(a), "--parallel")},
+                    {"explore", a.explore},
+                    {"check_determinism", a.check_determinism},
+                    {"shard", {{"index", o.shard_index}, {"count", o.shard_count}}}};
+  return {{"schema", "heddle-summary"},
+          {"schema_version", detail::summary_schema_version},
+          {"heddle_version", version},
+          {"program", a.program},
+          {"filter", a.filter},
+          {"run", run},
+          {"status", status_word(exit)},
+          {"exit_code", exit},
+          {"tests", json_tests(tests)}};
 }
 
 bool is_interruption(int signal) {
@@ -308,9 +237,10 @@ int run_test(const test_arguments& a) {
   std::string problem;  // what the records do not explain, if anything
   const int exit = exit_for(selected, status, records.size(), problem);
   if (!problem.empty()) std::fputs(gtest_output.read().c_str(), stderr);
+  json summary = json_summary(selected, a, exit);
+  if (!problem.empty()) summary["message"] = problem;
+  if (a.json_out) write_json_file(*a.json_out, summary);
   if (a.format == "json") {
-    json summary = json_summary(selected, a, exit);
-    if (!problem.empty()) summary["message"] = problem;
     fmt::print("{}\n", summary.dump(2));
   } else {
     print_text_summary(selected, a.program, exit);

@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace heddle::cli {
 
@@ -22,10 +23,25 @@ struct test_arguments {
   std::string filter;
   // Option values exactly as typed; validated before the binary runs.
   std::optional<std::string> iterations, time_budget, strategy, seed, max_steps, fair_after, stack_size, out;
+  // Worker processes (default: one per CPU; 0 runs in the test process),
+  // the hang watchdog, this machine's share of the iterations ("I/N").
+  std::optional<std::string> parallel, iteration_timeout, shard;
   bool fail_on_max_steps = false;
+  bool explore = false;            // go on after bugs, group them by signature
+  bool check_determinism = false;  // run each iteration three times, compare
+  bool record_iterations = false;  // per-iteration index and schedule hash in the JSON
+  bool no_progress = false;
   std::string format = "text";
+  std::optional<std::string> json_out;  // also write the JSON summary here
 };
 int run_test(const test_arguments& args);
+
+struct merge_arguments {
+  std::vector<std::string> inputs;  // JSON summaries of the shards of one run
+  std::optional<std::string> json_out;
+  std::string format = "text";
+};
+int run_merge(const merge_arguments& args);
 
 struct replay_arguments {
   std::string trace;  // a trace file, or a compact "heddle:1:..." string

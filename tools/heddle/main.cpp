@@ -4,6 +4,7 @@
 //   heddle test   <test-binary> [--filter GLOB] [--iterations N] [--strategy S] ...
 //   heddle replay <trace-file>  [--program PATH]
 //   heddle report <trace-file>  [--html FILE] [--perfetto FILE]
+//   heddle merge  <summary.json>... [--json-out FILE]
 //
 // This file only parses arguments (CLI11) and turns failures into exit codes:
 // 0 no bug, 1 bug found, 2 usage or input error, 3 internal error. A usage
@@ -61,6 +62,19 @@ int main(int argc, char** argv) {
   test_command->add_option("--out", test.out, "Directory for bug traces (default: $HEDDLE_OUT or heddle-out)");
   test_command->add_option("--format", test.format, "Summary format: text, or json on stdout")
       ->check(CLI::IsMember({"text", "json"}));
+  test_command->add_option("--json-out", test.json_out, "Also write the JSON summary to this file");
+  test_command->add_option("--parallel", test.parallel,
+                           "Worker processes, each pinned to a CPU (default: $HEDDLE_PARALLEL or the number of CPUs; "
+                           "0 runs in the test process)");
+  test_command->add_option("--iteration-timeout", test.iteration_timeout,
+                           "With workers: an iteration running longer is a hang (a bug): 10s, 500ms");
+  test_command->add_option("--shard", test.shard, "Run only shard I of N of the iterations: 0/3, 1/3, 2/3");
+  test_command->add_flag("--explore", test.explore, "Keep going after a bug; group the bugs by signature");
+  test_command->add_flag("--check-determinism", test.check_determinism,
+                         "Run each iteration three times and report where a run went differently");
+  test_command->add_flag("--record-iterations", test.record_iterations,
+                         "Put every iteration's index and schedule hash in the JSON summary");
+  test_command->add_flag("--no-progress", test.no_progress, "No progress line, even on a terminal");
 
   replay_arguments replay;
   CLI::App* replay_command = app.add_subcommand("replay", "Replay a bug's trace and check that the bug comes back");
@@ -76,13 +90,21 @@ int main(int argc, char** argv) {
   report_command->add_option("--perfetto", report.perfetto,
                              "Write Chrome trace-event JSON (Perfetto, chrome://tracing) to this file");
 
+  merge_arguments merge;
+  CLI::App* merge_command = app.add_subcommand("merge", "Combine the JSON summaries of the shards of a run into one");
+  merge_command->add_option("summaries", merge.inputs, "JSON summaries (heddle test --json-out) of the shards")
+      ->required();
+  merge_command->add_option("--json-out", merge.json_out, "Write the merged JSON summary to this file");
+  merge_command->add_option("--format", merge.format, "Summary format: text, or json on stdout")
+      ->check(CLI::IsMember({"text", "json"}));
+
   if (argc <= 1) {
     std::fputs(app.help().c_str(), stderr);
     return usage_problem;
   }
   if (const std::string first = argv[1]; !first.starts_with("-") && first != "list" && first != "test" && first != "replay" &&
-      first != "report") {
-    fmt::print(stderr, "heddle: unknown command '{}' (commands: list, test, replay, report; see heddle --help)\n",
+      first != "report" && first != "merge") {
+    fmt::print(stderr, "heddle: unknown command '{}' (commands: list, test, replay, report, merge; see heddle --help)\n",
                first);
     return usage_problem;
   }
@@ -104,6 +126,7 @@ int main(int argc, char** argv) {
     if (test_command->parsed()) return run_test(test);
     if (replay_command->parsed()) return run_replay(replay);
     if (report_command->parsed()) return run_report(report);
+    if (merge_command->parsed()) return run_merge(merge);
   } catch (const heddle::usage_error& e) {
     fmt::print(stderr, "heddle: {}\n", first_line(e.what()));
     return usage_problem;

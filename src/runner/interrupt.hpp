@@ -1,0 +1,27 @@
+// Ctrl-C and SIGTERM during a run: the first one asks the run to stop
+// cleanly (finish the iterations in flight, write traces and results); a
+// second one ends the process as usual.
+//
+// Contract: while an interrupt_scope lives, SIGINT and SIGTERM set a flag
+// (requested()) and restore the default action; the destructor restores what
+// was installed before. Scopes do not nest (an inner one is inert).
+#pragma once
+
+#include <csignal>
+
+namespace heddle::detail {
+
+class interrupt_scope {
+ public:
+  interrupt_scope();
+  ~interrupt_scope();
+  interrupt_scope(const interrupt_scope&) = delete;
+  interrupt_scope& operator=(const interrupt_scope&) = delete;
+  static bool requested() noexcept;
+
+ private:
+  bool installed_ = false;
+  struct sigaction saved_int_{}, saved_term_{};
+};
+
+}  // namespace heddle::detail

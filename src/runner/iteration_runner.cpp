@@ -1,0 +1,170 @@
+#include "runner/iteration_runner.hpp"
+
+#include <fstream>
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include "heddle/version.hpp"
+#include "runner/finalize.hpp"
+#include "runner/report.hpp"
+#include "runner/statistics.hpp"
+#include "strategies/rng.hpp"
+#include "strategies/strategies.hpp"
+
+namespace heddle::detail {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string directory_name(std::string_view test) {
+  std::string name;
+  for (char c : test)
+    name += (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_') ? c : '_';
+  return name.empty() ? "test" : name;
+}
+
+std::uint64_t fnv1a64(std::string_view text) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (char c : text) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
+  return h == 0 ? 1 : h;  // 0 marks a free slot
+}
+
+}  // namespace
+
+std::string test_directory(const options& o, const test_identity& id) {
+  return o.out.empty() ? std::string{} : (fs::path(o.out) / directory_name(id.test)).string();
+}
+
+std::string write_new_file(const fs::path& dir, std::string_view stem, std::string_view extension,
+                           const std::string& text) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw usage_error(fmt::format("cannot create output directory '{}': {}", dir.string(), ec.message()));
+  for (unsigned n = 1;; ++n) {
+    const fs::path target = dir / fmt::format("{}-{}{}", stem, n, extension);
+    if (fs::exists(target)) continue;
+    const fs::path temporary = dir / fmt::format(".{}-{}{}.{}.tmp", stem, n, extension, ::getpid());
+    {
+      std::ofstream out(temporary, std::ios::binary);
+      out << text;
+      if (!out.flush()) throw usage_error(fmt::format("cannot write '{}'", temporary.string()));
+    }
+    // link() fails if another process took the name meanwhile: try the next one.
+    if (::link(temporary.c_str(), target.c_str()) == 0) {
+      fs::remove(temporary, ec);
+      return target.string();
+    }
+    const int error = errno;
+    fs::remove(temporary, ec);
+    if (error != EEXIST) throw usage_error(fmt::format("cannot write '{}'", target.string()));
+  }
+}
+
+trace_header make_header(const options& o, const test_identity& id, std::string strategy, std::uint64_t iteration) {
+  trace_header h;
+  h.heddle_version = version;
+  h.program = id.program;
+  h.test = id.test;
+  h.strategy = std::move(strategy);
+  h.seed = o.seed;
+  h.iteration = iteration;
+  h.max_steps = o.max_steps;
+  h.fail_on_max_steps = o.fail_on_max_steps;
+  h.spurious_wakeups = o.spurious_wakeups;
+  h.spurious_cas_failures = o.spurious_cas_failures;
+  return h;
+}
+
+bool signature_table::claim(std::string_view signature) {
+  const std::uint64_t h = fnv1a64(signature);
+  for (std::size_t probe = 0; probe < slots; ++probe) {
+    std::atomic<std::uint64_t>& slot = slots_[(h + probe) % slots];
+    std::uint64_t seen = slot.load(std::memory_order_acquire);
+    if (seen == 0 && slot.compare_exchange_strong(seen, h, std::memory_order_acq_rel)) return true;
+    if (seen == h) return false;
+  }
+  return true;
+}
+
+iteration_runner::iteration_runner(const run_context& run, signature_table& signatures, step_log* log,
+                                   crash_note* note)
+    : run_(run),
+      signatures_(signatures),
+      chosen_(make_strategy(run.opts.strategy, {.fair_after = run.opts.fair_after})),
+      streaming_(log != nullptr ? std::make_unique<streaming_strategy>(*chosen_, *log) : nullptr),
+      active_(streaming_ ? streaming_.get() : chosen_.get()),
+      fibers_(run.opts.stack_size),
+      engine_(fibers_, {run.opts.max_steps, run.opts.fail_on_max_steps, run.opts.spurious_wakeups,
+                        run.opts.spurious_cas_failures}),
+      guard_(engine_, make_header(run.opts, run.id, chosen_->describe(), 0), run.directory, {}, note) {}
+
+iteration_runner::~iteration_runner() = default;
+
+iteration_report iteration_runner::process(std::uint64_t index) {
+  iteration_report out;
+  active_->begin_iteration(index, iteration_seed(run_.opts.seed, index));
+  guard_.begin_iteration(index);
+  const iteration_outcome& outcome = engine_.run(*active_, run_.body);
+  guard_.end_iteration();
+  active_->end_iteration({outcome.steps.size(), outcome.found.has_value(), outcome.hit_max_steps});
+  out.record = make_record(index, outcome);
+
+  if (outcome.found) {
+    const std::string signature = outcome.found->signature();
+    if (!signatures_.claim(signature)) {
+      out.repeat = signature;
+    } else {
+      bug_group g;
+      g.bug = *outcome.found;
+      g.signature = signature;
+      g.count = 1;
+      g.first_iteration = index;
+      g.trace.header = make_header(run_.opts, run_.id, chosen_->describe(), index);
+      g.trace.steps = outcome.trace_steps();
+      g.trace.found = outcome.found;
+      g.minimized_trace = finalize_trace(g.trace, {run_.opts, run_.body, run_.id});
+      if (!run_.directory.empty()) g.trace_file = write_new_file(run_.directory, "bug", ".json", to_json(g.minimized_trace));
+      const report_context ctx{run_.id.test, run_.id.program, g.trace_file, index, 0, false};
+      g.report = format_report(g.bug, g.trace, outcome, ctx);
+      out.first = std::move(g);
+    }
+  }
+  if (const std::string error = chosen_->search_error(); !error.empty())
+    out.divergence = fmt::format("{} stopped: {}", chosen_->describe(), error);
+  out.exhausted = chosen_->exhausted();
+  if (run_.opts.check_determinism && !out.divergence) {
+    std::optional<bug> found = outcome.found;
+    out.divergence = check_determinism(index, outcome.trace_steps(), found);
+  }
+  return out;
+}
+
+std::optional<std::string> iteration_runner::check_determinism(std::uint64_t index,
+                                                               const std::vector<trace_step>& steps,
+                                                               const std::optional<bug>& found) {
+  for (int run = 2; run <= 3; ++run) {
+    replay_strategy again(steps, chosen_->describe());
+    again.begin_iteration(index, iteration_seed(run_.opts.seed, index));
+    guard_.begin_iteration(index);
+    const iteration_outcome& o = engine_.run(again, run_.body);
+    guard_.end_iteration();
+    std::string what;
+    if (o.stopped) what = *o.stopped;
+    else if (!o.found && again.remaining() > 0)
+      what = fmt::format("the program finished after {} steps, but the first run took {}", o.steps.size(), steps.size());
+    else if (found.has_value() != o.found.has_value() || (found && found->signature() != o.found->signature()))
+      what = fmt::format("the first run ended with {}, this one with {}",
+                         found ? fmt::format("{}: {}", to_string(found->kind), found->message) : "no bug",
+                         o.found ? fmt::format("{}: {}", to_string(o.found->kind), o.found->message) : "no bug");
+    if (!what.empty())
+      return fmt::format("the test is not deterministic: iteration {} ran again (run {} of 3) on the same "
+                         "schedule and diverged: {}. It depends on something heddle does not control (real "
+                         "time, addresses, an unseeded random generator, or a static left over from an earlier "
+                         "iteration)",
+                         index, run, what);
+  }
+  return std::nullopt;
+}
+
+}  // namespace heddle::detail

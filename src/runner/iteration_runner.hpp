@@ -1,0 +1,95 @@
+// One process's share of a run: the engine, the strategy and the crash guard
+// that run iterations, and what becomes of each iteration (its statistics
+// record, the bug it found, a determinism divergence). The same code runs an
+// in-process run (explore.cpp) and each worker of a parallel one (workers.cpp).
+//
+// Contract: process(index) runs iteration `index` with the seed derived from
+// (seed, index). A bug whose signature is new to the run (signature_table,
+// which workers share) is finalized (finalize.hpp), its trace written under
+// --out, and its report formatted here, where the iteration's outcome is; a
+// bug seen before is only counted.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "backends/fiber_backend.hpp"
+#include "engine/engine.hpp"
+#include "engine/strategy.hpp"
+#include "heddle/explore.hpp"
+#include "runner/crash_guard.hpp"
+#include "runner/step_log.hpp"
+
+namespace heddle::detail {
+
+// What every process of a run shares: the options (after overrides), the
+// test and its body.
+struct run_context {
+  options opts;
+  test_identity id;
+  std::function<void()> body;
+  std::string directory;  // where traces go (--out/<test>), empty: not written
+};
+
+std::string test_directory(const options& o, const test_identity& id);
+trace_header make_header(const options& o, const test_identity& id, std::string strategy, std::uint64_t iteration);
+// Writes `text` to the first free `<dir>/<stem>-N<extension>` (atomically;
+// safe between processes); returns the path.
+std::string write_new_file(const std::filesystem::path& dir, std::string_view stem, std::string_view extension,
+                           const std::string& text);
+
+// The signatures a run has seen, as 64-bit hashes in a fixed open-addressing
+// table over memory that may be shared between processes: claim() is true for
+// exactly one caller per signature. A full table claims everything (more
+// traces saved, nothing lost).
+class signature_table {
+ public:
+  static constexpr std::size_t slots = 4096;
+  static std::size_t bytes() { return slots * sizeof(std::atomic<std::uint64_t>); }
+  explicit signature_table(void* zeroed_memory) : slots_(static_cast<std::atomic<std::uint64_t>*>(zeroed_memory)) {}
+  bool claim(std::string_view signature);
+
+ private:
+  std::atomic<std::uint64_t>* slots_;
+};
+
+struct iteration_report {
+  iteration_record record;
+  std::optional<bug_group> first;     // a bug with a signature new to the run
+  std::optional<std::string> repeat;  // the signature of a bug seen before
+  std::optional<std::string> divergence;  // --check-determinism, or a search that cannot go on
+  bool exhausted = false;                 // a systematic strategy covered its space
+};
+
+class iteration_runner {
+ public:
+  // With `log`, every decision is streamed to it; with `note`, a crash is
+  // described there instead of saved (see crash_guard.hpp).
+  iteration_runner(const run_context& run, signature_table& signatures, step_log* log = nullptr,
+                   crash_note* note = nullptr);
+  ~iteration_runner();
+
+  iteration_report process(std::uint64_t index);
+  const strategy& chosen() const { return *chosen_; }
+  std::string describe() const { return chosen_->describe(); }
+
+ private:
+  std::optional<std::string> check_determinism(std::uint64_t index, const std::vector<trace_step>& steps,
+                                               const std::optional<bug>& found);
+
+  const run_context& run_;
+  signature_table& signatures_;
+  std::unique_ptr<strategy> chosen_;
+  std::unique_ptr<strategy> streaming_;
+  strategy* active_;
+  fiber_backend fibers_;
+  engine engine_;
+  crash_guard guard_;
+};
+
+}  // namespace heddle::detail

@@ -1,0 +1,130 @@
+#include "runner/statistics.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace heddle {
+
+double statistics::iterations_per_second() const {
+  const double seconds = std::chrono::duration<double>(elapsed).count();
+  return seconds > 0 ? static_cast<double>(iterations) / seconds : 0.0;
+}
+
+double statistics::mean_steps() const {
+  return iterations > 0 ? static_cast<double>(steps_total) / static_cast<double>(iterations) : 0.0;
+}
+
+namespace detail {
+namespace {
+
+std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
+  // splitmix64's finalizer over a running sum: cheap, and order-sensitive.
+  h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  h ^= h >> 30;
+  h *= 0xbf58476d1ce4e5b9ull;
+  h ^= h >> 27;
+  h *= 0x94d049bb133111ebull;
+  return h ^ (h >> 31);
+}
+
+std::vector<std::uint64_t> sorted(const std::unordered_set<std::uint64_t>& set) {
+  std::vector<std::uint64_t> v(set.begin(), set.end());
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+void unite(std::vector<std::uint64_t>& a, const std::vector<std::uint64_t>& b, std::uint64_t& count,
+           std::uint64_t b_count) {
+  // Past the kept sets, counts are lower bounds: keep the larger one.
+  const std::uint64_t a_extra = count - a.size(), b_extra = b_count - b.size();
+  std::vector<std::uint64_t> both;
+  both.reserve(a.size() + b.size());
+  std::set_union(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(both));
+  if (both.size() > statistics::kept_hashes) both.resize(statistics::kept_hashes);
+  a = std::move(both);
+  count = a.size() + std::max(a_extra, b_extra);
+}
+
+}  // namespace
+
+constexpr std::uint64_t hash_start = 0x68656464'6c65ull;
+std::uint64_t mix_step(std::uint64_t h, const trace_step& s) {
+  return mix(h, static_cast<std::uint64_t>(s.kind) << 56 ^ s.value);
+}
+
+std::uint64_t schedule_hash(const iteration_outcome& outcome) {
+  std::uint64_t h = hash_start;
+  for (const step_record& r : outcome.steps) h = mix_step(h, r.step);
+  return mix(h, outcome.steps.size());
+}
+
+std::uint64_t schedule_hash(const std::vector<trace_step>& steps) {
+  std::uint64_t h = hash_start;
+  for (const trace_step& s : steps) h = mix_step(h, s);
+  return mix(h, steps.size());
+}
+
+iteration_record make_record(std::uint64_t index, const iteration_outcome& outcome) {
+  iteration_record r;
+  r.index = index;
+  r.steps = outcome.steps.size();
+  r.schedule_hash = schedule_hash(outcome);
+  r.has_end_state = outcome.state_hash.has_value();
+  r.end_state = outcome.state_hash.value_or(0);
+  r.max_enabled = static_cast<std::uint32_t>(outcome.max_enabled);
+  r.hit_max_steps = outcome.hit_max_steps;
+  r.bug = outcome.found.has_value();
+  return r;
+}
+
+statistics_accumulator::statistics_accumulator() { stats_.steps_min = std::numeric_limits<std::uint64_t>::max(); }
+
+void statistics_accumulator::add(const iteration_record& r) {
+  ++stats_.iterations;
+  stats_.steps_total += r.steps;
+  stats_.steps_min = std::min(stats_.steps_min, r.steps);
+  stats_.steps_max = std::max(stats_.steps_max, r.steps);
+  stats_.max_enabled = std::max<std::uint64_t>(stats_.max_enabled, r.max_enabled);
+  stats_.max_steps_hits += r.hit_max_steps ? 1 : 0;
+  stats_.buggy_iterations += r.bug ? 1 : 0;
+  const auto keep = [](std::unordered_set<std::uint64_t>& set, std::uint64_t& over, std::uint64_t value) {
+    if (set.size() < statistics::kept_hashes) set.insert(value);
+    else if (!set.contains(value)) ++over;  // may count a value twice: documented as a lower bound
+  };
+  keep(schedules_, schedules_over_, r.schedule_hash);
+  if (r.has_end_state) keep(end_states_, end_states_over_, r.end_state);
+}
+
+statistics statistics_accumulator::finish(std::chrono::nanoseconds elapsed) const {
+  statistics s = stats_;
+  if (s.iterations == 0) s.steps_min = 0;
+  s.elapsed = elapsed;
+  s.schedule_hashes = sorted(schedules_);
+  s.end_state_hashes = sorted(end_states_);
+  s.distinct_schedules = schedules_.size() + schedules_over_;
+  s.distinct_end_states = end_states_.size() + end_states_over_;
+  return s;
+}
+
+void merge(statistics& a, const statistics& b) {
+  if (b.iterations > 0) {
+    a.steps_min = a.iterations == 0 ? b.steps_min : std::min(a.steps_min, b.steps_min);
+    a.steps_max = std::max(a.steps_max, b.steps_max);
+  }
+  a.iterations += b.iterations;
+  a.steps_total += b.steps_total;
+  a.max_steps_hits += b.max_steps_hits;
+  a.buggy_iterations += b.buggy_iterations;
+  a.max_enabled = std::max(a.max_enabled, b.max_enabled);
+  // Shards run at the same time: the merged run took as long as the slowest.
+  a.elapsed = std::max(a.elapsed, b.elapsed);
+  a.exhausted = a.exhausted || b.exhausted;
+  a.schedules += b.schedules;
+  a.workers += b.workers;
+  a.workers_replaced += b.workers_replaced;
+  unite(a.schedule_hashes, b.schedule_hashes, a.distinct_schedules, b.distinct_schedules);
+  unite(a.end_state_hashes, b.end_state_hashes, a.distinct_end_states, b.distinct_end_states);
+}
+
+}  // namespace detail
+}  // namespace heddle

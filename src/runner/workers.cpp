@@ -1,0 +1,494 @@
+#include "runner/workers.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <memory>
+#include <optional>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "runner/bug_groups.hpp"
+#include "runner/interrupt.hpp"
+#include "runner/progress.hpp"
+#include "runner/report.hpp"
+#include "runner/shards.hpp"
+#include "runner/statistics.hpp"
+#include "runner/step_log.hpp"
+#include "strategies/strategies.hpp"
+
+namespace heddle::detail {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::size_t ring_size = 4096;
+constexpr std::uint64_t no_slot = ~std::uint64_t{0};
+
+// Shared by the parent and every worker.
+struct run_shared {
+  std::atomic<std::uint64_t> next_slot{0};
+  std::atomic<int> stop{0};
+};
+
+// One worker's channel to the parent; its step_log follows it in the region.
+struct channel {
+  std::atomic<std::uint64_t> in_flight{0};   // slot + 1 of the iteration running, 0 between iterations
+  std::atomic<std::uint64_t> started_ns{0};  // when it started (CLOCK_MONOTONIC)
+  std::atomic<std::uint64_t> written{0};     // records published (ring head)
+  std::atomic<std::uint64_t> read{0};        // records the parent took (ring tail)
+  crash_note note;
+  iteration_record ring[ring_size];
+};
+
+constexpr std::size_t channel_bytes = (sizeof(channel) + 63) / 64 * 64;
+
+std::uint64_t monotonic_ns() {
+  timespec t{};
+  ::clock_gettime(CLOCK_MONOTONIC, &t);
+  return static_cast<std::uint64_t>(t.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(t.tv_nsec);
+}
+
+void write_all(int fd, const std::string& text) {
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;  // the parent is gone: nothing to tell
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+json group_message(const bug_group& g) {
+  return {{"t", "bug"},        {"signature", g.signature}, {"iteration", g.first_iteration},
+          {"trace", to_json(g.trace)}, {"minimized_trace", to_json(g.minimized_trace)},
+          {"trace_file", g.trace_file}, {"report", g.report}};
+}
+
+bug_group group_from_message(const json& m) {
+  bug_group g;
+  g.signature = m.at("signature").get<std::string>();
+  g.first_iteration = m.at("iteration").get<std::uint64_t>();
+  g.trace = trace_from_json(m.at("trace").get<std::string>());
+  g.minimized_trace = trace_from_json(m.at("minimized_trace").get<std::string>());
+  g.bug = g.trace.found.value_or(bug{});
+  g.trace_file = m.at("trace_file").get<std::string>();
+  g.report = m.at("report").get<std::string>();
+  g.count = 1;
+  return g;
+}
+
+std::vector<unsigned> allowed_cpus() {
+  std::vector<unsigned> cpus;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(0, sizeof set, &set) == 0)
+    for (unsigned c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &set)) cpus.push_back(c);
+  if (cpus.empty()) cpus.push_back(0);
+  return cpus;
+}
+
+struct worker {
+  std::unique_ptr<shared_region> region;
+  channel* chan = nullptr;
+  std::unique_ptr<step_log> log;
+  unsigned cpu = 0;
+  pid_t pid = -1;
+  int pipe = -1;
+  std::string pending;  // a message not complete yet
+  bool running = false;
+  bool hung = false;  // killed by the watchdog
+  std::uint64_t last_index = no_slot;  // index of the last record taken from the ring
+};
+
+class parent {
+ public:
+  explicit parent(const run_context& run);
+  result run();
+
+ private:
+  void spawn(worker& w, std::vector<std::uint64_t> assigned);
+  [[noreturn]] void work(worker& w, const std::vector<std::uint64_t>& assigned, int to_parent);
+  // Handles every complete message the worker's pipe holds.
+  void read_messages(worker& w);
+  void handle(const json& m);
+  void drain(worker& w);
+  void reap(worker& w, int status);
+  void lost_iteration(worker& w, std::uint64_t slot, int status);
+  void stop() { shared_->stop.store(1, std::memory_order_release); }
+  bool stopping() const { return shared_->stop.load(std::memory_order_acquire) != 0; }
+
+  const run_context& run_;
+  const options& opts_;
+  std::uint64_t slots_;
+  bool systematic_;
+  std::string description_;
+  shared_region shared_region_;
+  run_shared* shared_;
+  signature_table signatures_;
+  std::vector<worker> workers_;
+  std::vector<std::uint64_t> requeued_;   // slots a replacement runs first
+  std::set<std::uint64_t> run_again_;     // slots already requeued once
+  bug_collector bugs_;
+  statistics_accumulator stats_;
+  result res_;
+  std::optional<progress_line> progress_;
+  std::uint64_t schedules_ = 0;
+  std::string error_;
+};
+
+parent::parent(const run_context& run)
+    : run_(run),
+      opts_(run.opts),
+      slots_(shard_slots(run.opts)),
+      description_(make_strategy(run.opts.strategy, {.fair_after = run.opts.fair_after})->describe()),
+      shared_region_(sizeof(run_shared) + signature_table::bytes()),
+      shared_(static_cast<run_shared*>(shared_region_.data())),
+      signatures_(static_cast<char*>(shared_region_.data()) + sizeof(run_shared)),
+      bugs_(run.opts) {
+  systematic_ = is_systematic(description_);
+  unsigned n = opts_.parallel;
+  if (systematic_) {
+    if (opts_.shard_index > 0) {
+      if (opts_.print_report)
+        std::fprintf(stderr, "heddle: %s explores one schedule after another and cannot be sharded: shard 0 runs "
+                     "it, shard %llu runs nothing\n", description_.c_str(),
+                     static_cast<unsigned long long>(opts_.shard_index));
+      slots_ = 0;
+    } else if (n > 1 && opts_.print_report) {
+      std::fprintf(stderr, "heddle: %s explores one schedule after another: it runs in one worker\n",
+                   description_.c_str());
+    }
+    n = 1;
+  }
+  n = static_cast<unsigned>(std::min<std::uint64_t>(n, std::max<std::uint64_t>(slots_, 1)));
+  const std::vector<unsigned> cpus = allowed_cpus();
+  workers_.resize(n);
+  for (unsigned k = 0; k < n; ++k) {
+    worker& w = workers_[k];
+    w.region = std::make_unique<shared_region>(channel_bytes + step_log::bytes_for(opts_.max_steps + 1));
+    w.chan = static_cast<channel*>(w.region->data());
+    w.log = std::make_unique<step_log>(static_cast<char*>(w.region->data()) + channel_bytes, opts_.max_steps + 1);
+    w.cpu = cpus[k % cpus.size()];
+  }
+}
+
+void parent::spawn(worker& w, std::vector<std::uint64_t> assigned) {
+  // A replacement starts from a clean channel; the region itself is reused.
+  w.chan->in_flight.store(0);
+  w.chan->started_ns.store(0);
+  w.chan->written.store(0);
+  w.chan->read.store(0);
+  w.chan->note.signal.store(0);
+  std::memset(w.chan->note.message, 0, sizeof w.chan->note.message);
+  std::memset(w.chan->note.operation_name, 0, sizeof w.chan->note.operation_name);
+  w.log->begin();
+  int fds[2];
+  if (::pipe(fds) != 0) throw std::runtime_error(fmt::format("cannot create a pipe: {}", std::strerror(errno)));
+  std::fflush(nullptr);  // or buffered output would be written twice
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error(fmt::format("cannot fork a worker: {}", std::strerror(errno)));
+  if (pid == 0) {
+    ::close(fds[0]);
+    work(w, assigned, fds[1]);
+  }
+  ::close(fds[1]);
+  ::fcntl(fds[0], F_SETFL, O_NONBLOCK);  // the parent polls many workers: a read must never wait
+  w.pid = pid;
+  w.pipe = fds[0];
+  w.pending.clear();
+  w.running = true;
+  w.hung = false;
+  w.last_index = no_slot;
+}
+
+void parent::work(worker& w, const std::vector<std::uint64_t>& assigned, int to_parent) {
+  const pid_t parent_pid = ::getppid();
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent_pid) ::_exit(0);
+  // Ctrl-C reaches the whole process group: the parent decides when to stop.
+  ::signal(SIGINT, SIG_IGN);
+  ::signal(SIGTERM, SIG_DFL);
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(w.cpu, &set);
+  ::sched_setaffinity(0, sizeof set, &set);
+  const auto send = [&](const json& m) { write_all(to_parent, m.dump() + "\n"); };
+  try {
+    iteration_runner runner(run_, signatures_, w.log.get(), &w.chan->note);
+    std::size_t next_assigned = 0;
+    channel& c = *w.chan;
+    while (!stopping()) {
+      std::uint64_t slot = 0;
+      if (next_assigned < assigned.size()) {
+        slot = assigned[next_assigned++];
+      } else {
+        slot = shared_->next_slot.fetch_add(1, std::memory_order_relaxed);
+        if (slot >= slots_) break;
+      }
+      c.started_ns.store(monotonic_ns(), std::memory_order_relaxed);
+      c.in_flight.store(slot + 1, std::memory_order_release);
+      iteration_report r = runner.process(shard_index_of_slot(opts_, slot));
+      if (r.first) send(group_message(*r.first));
+      if (r.repeat) send({{"t", "repeat"}, {"signature", *r.repeat}});
+      const std::uint64_t n = c.written.load(std::memory_order_relaxed);
+      while (n - c.read.load(std::memory_order_acquire) >= ring_size)
+        std::this_thread::sleep_for(std::chrono::microseconds(200));  // the parent is behind
+      c.ring[n % ring_size] = r.record;
+      c.written.store(n + 1, std::memory_order_release);
+      c.in_flight.store(0, std::memory_order_release);
+      if (r.divergence) {
+        send({{"t", "divergence"}, {"message", *r.divergence}});
+        break;
+      }
+      if (r.exhausted) {
+        send({{"t", "exhausted"}});
+        break;
+      }
+    }
+    send({{"t", "done"}, {"schedules", runner.chosen().schedules_explored()}});
+  } catch (const std::exception& e) {
+    send({{"t", "error"}, {"message", e.what()}});
+  }
+  std::fflush(nullptr);
+  ::_exit(0);
+}
+
+void parent::handle(const json& m) {
+  const std::string type = m.value("t", "");
+  if (type == "bug") {
+    if (progress_) progress_->clear();
+    if (bugs_.add(group_from_message(m)) && opts_.stop_on_first_bug) stop();
+  } else if (type == "repeat") {
+    bugs_.count(m.at("signature").get<std::string>());
+  } else if (type == "divergence") {
+    if (!res_.divergence) res_.divergence = m.at("message").get<std::string>();
+    stop();
+  } else if (type == "exhausted") {
+    res_.stats.exhausted = true;
+    stop();
+  } else if (type == "done") {
+    schedules_ += m.value("schedules", std::uint64_t{0});
+  } else if (type == "error") {
+    if (error_.empty()) error_ = m.value("message", "a worker failed");
+    stop();
+  }
+}
+
+void parent::read_messages(worker& w) {
+  char buffer[65536];
+  while (true) {
+    const ssize_t n = ::read(w.pipe, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    w.pending.append(buffer, static_cast<std::size_t>(n));
+    for (std::size_t end; (end = w.pending.find('\n')) != std::string::npos;) {
+      const json m = json::parse(w.pending.substr(0, end), nullptr, false);
+      w.pending.erase(0, end + 1);
+      if (m.is_object()) handle(m);
+    }
+  }
+}
+
+void parent::drain(worker& w) {
+  channel& c = *w.chan;
+  const std::uint64_t written = c.written.load(std::memory_order_acquire);
+  for (std::uint64_t k = c.read.load(std::memory_order_relaxed); k < written; ++k) {
+    const iteration_record& r = c.ring[k % ring_size];
+    stats_.add(r);
+    if (opts_.record_iterations) res_.iterations.push_back(r);
+    w.last_index = r.index;
+  }
+  c.read.store(written, std::memory_order_release);
+}
+
+std::string lost_report(const run_context& run, const bug_group& g, std::string_view how) {
+  std::string r = fmt::format("heddle: bug found in {} (iteration {} of the run, strategy {}, seed {}); {}\n\n",
+                              run.id.test, g.first_iteration + 1, g.trace.header.strategy, g.trace.header.seed, how);
+  r += fmt::format("  {}: {}\n    after {} steps\n\n", to_string(g.bug.kind), g.bug.message, g.trace.steps.size());
+  r += fmt::format("  trace:  {}\n", to_compact(g.minimized_trace));
+  const report_context ctx{run.id.test, run.id.program, g.trace_file, g.first_iteration, 0, false};
+  if (!g.trace_file.empty()) r += fmt::format("  file:   {}\n  replay: {}\n", g.trace_file, replay_command(ctx));
+  return r + "\n";
+}
+
+// The worker died in the middle of `slot`: a bug, or (killed from outside) a
+// slot to run again.
+void parent::lost_iteration(worker& w, std::uint64_t slot, int status) {
+  const std::uint64_t index = shard_index_of_slot(opts_, slot);
+  const crash_note& note = w.chan->note;
+  const int signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+  const bool noted = note.signal.load(std::memory_order_acquire) != 0;
+  if (!w.hung && !noted && (signal == SIGKILL || signal == SIGTERM) && !run_again_.contains(slot)) {
+    run_again_.insert(slot);
+    requeued_.push_back(slot);
+    return;
+  }
+  std::vector<trace_step> steps = w.log->snapshot();
+  bug b;
+  b.step = steps.size();
+  std::string how = "the worker process died";
+  if (w.hung) {
+    b.kind = bug_kind::livelock;
+    operation_id running = 0;
+    for (auto it = steps.rbegin(); it != steps.rend() && running == 0; ++it)
+      if (it->kind == step_kind::schedule) running = static_cast<operation_id>(it->value);
+    b.operation = running;
+    b.message = fmt::format("hang: the iteration did not finish within --iteration-timeout {} ms; operation {} "
+                            "was running after step {} (a loop without a scheduling point, or a wait heddle does "
+                            "not control)",
+                            opts_.iteration_timeout.count(), running, steps.size());
+    how = "the watchdog killed the worker";
+  } else if (noted) {
+    b.kind = note.kind;
+    b.message = note.message;
+    b.operation = note.operation;
+    b.operation_name = note.operation_name;
+  } else if (signal != 0) {
+    b.kind = bug_kind::crash;
+    b.message = fmt::format("the process died of signal {} ({})", signal, ::strsignal(signal));
+  } else {
+    b.kind = bug_kind::crash;
+    b.message = fmt::format("the process exited with status {} in the middle of the iteration", WEXITSTATUS(status));
+  }
+  iteration_record record;
+  record.index = index;
+  record.steps = steps.size();
+  record.schedule_hash = schedule_hash(steps);
+  record.bug = true;
+  stats_.add(record);
+  if (opts_.record_iterations) res_.iterations.push_back(record);
+
+  const std::string signature = b.signature();
+  if (!signatures_.claim(signature)) {
+    bugs_.count(signature);
+    return;
+  }
+  bug_group g;
+  g.bug = b;
+  g.signature = signature;
+  g.count = 1;
+  g.first_iteration = index;
+  g.trace.header = make_header(opts_, run_.id, description_, index);
+  g.trace.steps = std::move(steps);
+  g.trace.found = b;
+  g.minimized_trace = g.trace;  // see finalize.hpp: a crash is not replayed in this process
+  if (!run_.directory.empty()) g.trace_file = write_new_file(run_.directory, "bug", ".json", to_json(g.minimized_trace));
+  g.report = lost_report(run_, g, how);
+  if (progress_) progress_->clear();
+  if (bugs_.add(std::move(g)) && opts_.stop_on_first_bug) stop();
+}
+
+void parent::reap(worker& w, int status) {
+  w.running = false;
+  read_messages(w);
+  ::close(w.pipe);
+  w.pipe = -1;
+  drain(w);
+  const std::uint64_t in_flight = w.chan->in_flight.load(std::memory_order_acquire);
+  const bool clean = WIFEXITED(status) && WEXITSTATUS(status) == 0 && in_flight == 0;
+  if (clean) return;
+  ++res_.stats.workers_replaced;
+  if (in_flight != 0) {
+    const std::uint64_t slot = in_flight - 1;
+    // The record of the iteration may be out just before the worker died.
+    if (w.last_index != shard_index_of_slot(opts_, slot)) lost_iteration(w, slot, status);
+  }
+  if (systematic_ && !stopping()) {
+    if (opts_.print_report)
+      std::fprintf(stderr, "heddle: %s cannot resume its search in a new worker: the run ends here\n",
+                   description_.c_str());
+    stop();
+  }
+}
+
+result parent::run() {
+  interrupt_scope interrupts;
+  progress_.emplace(opts_, slots_);
+  const auto started = std::chrono::steady_clock::now();
+  const auto deadline = opts_.time_budget.count() > 0 ? started + opts_.time_budget
+                                                      : std::chrono::steady_clock::time_point::max();
+  if (slots_ > 0)
+    for (worker& w : workers_) spawn(w, {});
+  res_.stats.workers = static_cast<unsigned>(workers_.size());
+  while (true) {
+    std::vector<pollfd> fds;
+    for (worker& w : workers_)
+      if (w.running) fds.push_back({w.pipe, POLLIN, 0});
+    if (fds.empty()) break;
+    ::poll(fds.data(), fds.size(), 20);
+    for (worker& w : workers_) {
+      if (!w.running) continue;
+      read_messages(w);
+      drain(w);
+      int status = 0;
+      if (::waitpid(w.pid, &status, WNOHANG) == w.pid) reap(w, status);
+    }
+    if (opts_.iteration_timeout.count() > 0) {
+      const std::uint64_t now = monotonic_ns();
+      const auto limit = static_cast<std::uint64_t>(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(opts_.iteration_timeout).count());
+      for (worker& w : workers_) {
+        if (!w.running || w.hung || w.chan->in_flight.load(std::memory_order_acquire) == 0) continue;
+        if (now - w.chan->started_ns.load(std::memory_order_relaxed) > limit) {
+          w.hung = true;
+          ::kill(w.pid, SIGKILL);
+        }
+      }
+    }
+    if (interrupt_scope::requested() && !res_.interrupted) {
+      res_.interrupted = true;
+      stop();
+    }
+    if (std::chrono::steady_clock::now() >= deadline) stop();
+    progress_->update(stats_.iterations(), stats_.buggy_iterations());
+    // Replace the workers that died while there is work left.
+    for (worker& w : workers_) {
+      if (w.running || stopping()) continue;
+      const bool work_left = !requeued_.empty() || shared_->next_slot.load() < slots_;
+      if (!work_left) continue;
+      std::vector<std::uint64_t> assigned;
+      assigned.swap(requeued_);
+      spawn(w, std::move(assigned));
+    }
+  }
+  progress_->clear();
+  if (!error_.empty()) throw usage_error(error_);
+  const bool exhausted = res_.stats.exhausted;
+  const unsigned workers = res_.stats.workers;
+  const std::uint64_t replaced = res_.stats.workers_replaced;
+  res_.stats = stats_.finish(std::chrono::steady_clock::now() - started);
+  res_.stats.exhausted = exhausted;
+  res_.stats.workers = workers;
+  res_.stats.workers_replaced = replaced;
+  res_.stats.schedules = schedules_;
+  std::sort(res_.iterations.begin(), res_.iterations.end(),
+            [](const iteration_record& a, const iteration_record& b) { return a.index < b.index; });
+  bugs_.into(res_);
+  if (res_.divergence && opts_.print_report) std::fprintf(stderr, "heddle: %s\n", res_.divergence->c_str());
+  return std::move(res_);
+}
+
+}  // namespace
+
+bool is_systematic(std::string_view d) { return d.starts_with("dfs") || d.starts_with("dpor"); }
+
+result run_workers(const run_context& run) { return parent(run).run(); }
+
+}  // namespace heddle::detail
