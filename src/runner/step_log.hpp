@@ -85,17 +85,17 @@ class streaming_strategy final : public strategy {
     log_.begin();
     inner_.begin_iteration(index, seed);
   }
-  std::optional<std::size_t> next_operation(const decision_context& ctx) override {
-    const std::optional<std::size_t> pick = inner_.next_operation(ctx);
-    if (pick && *pick < ctx.enabled.size()) {
-      const pending_operation& p = ctx.enabled[*pick];
+  std::size_t next_operation(const decision_context& ctx) override {
+    const std::size_t pick = inner_.next_operation(ctx);
+    if (pick < ctx.enabled.size()) {
+      const pending_operation& p = ctx.enabled[pick];
       log_.append({step_kind::schedule, p.point, p.object, p.id});
     }
     return pick;
   }
-  std::optional<std::uint64_t> next_value(const decision_context& ctx, const choice& c) override {
-    const std::optional<std::uint64_t> value = inner_.next_value(ctx, c);
-    if (value && *value < c.bound) log_.append({c.kind, c.point, c.object, *value});
+  std::uint64_t next_value(const decision_context& ctx, const choice& c) override {
+    const std::uint64_t value = inner_.next_value(ctx, c);
+    if (value < c.bound) log_.append({c.kind, c.point, c.object, value});
     return value;
   }
   void end_iteration(const iteration_summary& s) override { inner_.end_iteration(s); }
