@@ -2,6 +2,8 @@
 
 namespace heddle::detail {
 
-trace finalize_trace(const trace& recorded, const finalize_context&) { return recorded; }
+finalized_bug finalize_trace(const trace& recorded, const iteration_outcome& outcome, const finalize_context& ctx) {
+  return finalize_bug(ctx.body, recorded, outcome, {.stack_size = ctx.opts.stack_size});
+}
 
 }  // namespace heddle::detail

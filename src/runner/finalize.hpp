@@ -3,16 +3,20 @@
 //
 // Contract: called once per bug signature, in the process that ran the
 // iteration (this process, or the worker that found it), after the iteration
-// and before its trace file is written. It returns a trace that reproduces
-// the same signature; returning `recorded` unchanged is always correct. It
-// must not use the engine that ran the iteration (whose outcome the report
-// still reads): make a new one. Crashes found by workers are finalized by no
-// one: the worker is dead, and replaying a crash in the parent would kill it.
+// and before its trace file is written. It returns the trace to save, which
+// reproduces the same signature (the minimized trace, or `recorded` when it
+// could not be minimized: src/runner/saved_bug.hpp), the trace file's text
+// and the timelines the text and HTML reports show. It must not use the
+// engine that ran the iteration (whose outcome the report still reads): the
+// minimizer runs in a child process with an engine of its own. Crashes found
+// by workers are finalized by no one: the worker is dead, and replaying a
+// crash in the parent would kill it.
 #pragma once
 
 #include <functional>
 
 #include "heddle/explore.hpp"
+#include "runner/saved_bug.hpp"
 
 namespace heddle::detail {
 
@@ -22,6 +26,6 @@ struct finalize_context {
   const test_identity& id;
 };
 
-trace finalize_trace(const trace& recorded, const finalize_context& ctx);
+finalized_bug finalize_trace(const trace& recorded, const iteration_outcome& outcome, const finalize_context& ctx);
 
 }  // namespace heddle::detail

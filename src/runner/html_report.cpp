@@ -5,6 +5,8 @@
 #include "runner/html_report.hpp"
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 
 #include <fmt/format.h>
 
@@ -207,6 +209,14 @@ std::string html_report(const std::vector<timeline>& timelines) {
   for (std::size_t i = 0; i < timelines.size(); ++i) html += section(timelines[i], i != 0);
   html += fmt::format("</main>\n<script>{}</script>\n</body>\n</html>\n", html_assets::script);
   return html;
+}
+
+std::string write_html_report(const std::string& trace_file, const std::vector<timeline>& timelines) {
+  std::filesystem::path path(trace_file);
+  path.replace_extension(".html");
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << html_report(timelines);
+  return out.flush() ? path.string() : std::string{};
 }
 
 }  // namespace heddle::detail

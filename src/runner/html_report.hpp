@@ -19,4 +19,9 @@ namespace heddle::detail {
 // `timelines`: the original first, then the minimized one if any. Not empty.
 std::string html_report(const std::vector<timeline>& timelines);
 
+// Writes the HTML report next to a trace file (bug-3.json: bug-3.html) and
+// returns its path; "" when it could not be written (a report is a courtesy:
+// the trace file is what matters).
+std::string write_html_report(const std::string& trace_file, const std::vector<timeline>& timelines);
+
 }  // namespace heddle::detail

@@ -7,6 +7,7 @@
 
 #include "heddle/version.hpp"
 #include "runner/finalize.hpp"
+#include "runner/html_report.hpp"
 #include "runner/report.hpp"
 #include "runner/statistics.hpp"
 #include "strategies/rng.hpp"
@@ -123,10 +124,14 @@ iteration_report iteration_runner::process(std::uint64_t index) {
       g.trace.header = make_header(run_.opts, run_.id, chosen_->describe(), index);
       g.trace.steps = outcome.trace_steps();
       g.trace.found = outcome.found;
-      g.minimized_trace = finalize_trace(g.trace, {run_.opts, run_.body, run_.id});
-      if (!run_.directory.empty()) g.trace_file = write_new_file(run_.directory, "bug", ".json", to_json(g.minimized_trace));
-      const report_context ctx{run_.id.test, run_.id.program, g.trace_file, index, 0, false};
-      g.report = format_report(g.bug, g.trace, outcome, ctx);
+      const finalized_bug f = finalize_trace(g.trace, outcome, {run_.opts, run_.body, run_.id});
+      g.minimized_trace = f.saved;
+      report_context ctx{run_.id.test, run_.id.program, {}, index, 0, false};
+      if (!run_.directory.empty()) {
+        g.trace_file = ctx.trace_file = write_new_file(run_.directory, "bug", ".json", f.file_text);
+        ctx.html_file = write_html_report(g.trace_file, f.timelines);
+      }
+      g.report = format_report(g.bug, f.timelines.front(), f.timelines.size() > 1 ? &f.timelines.back() : nullptr, ctx);
       out.first = std::move(g);
     }
   }

@@ -8,18 +8,22 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
+#include "backends/fiber_backend.hpp"
 #include "heddle/heddle.hpp"
 #include "programs.hpp"
 #include "runner/minimize.hpp"
 #include "runner/saved_bug.hpp"
+#include "runner/timeline.hpp"
 #include "strategies/strategies.hpp"
-#include "backends/fiber_backend.hpp"
 
 namespace {
 
@@ -258,6 +262,42 @@ TEST(minimize, bug_suite_minimized_traces_are_no_worse_and_replay) {
     EXPECT_EQ(again.trace.steps, m.best.trace.steps);
     EXPECT_EQ(again.bug->signature(), m.best.trace.found->signature());
   }
+}
+
+}  // namespace
+
+namespace {
+
+// The runner end to end: explore() saves the minimized trace, with the
+// original inside and an HTML report next to it, and its report says so.
+TEST(minimize, explore_saves_the_minimized_trace_with_the_original_and_an_html_report) {
+  const std::string out = testing::TempDir() + "/minimize_explore";
+  std::filesystem::remove_all(out);
+  heddle::options o = quiet("random", 10'000);
+  o.out = out;
+  const heddle::result r = heddle::explore(o, noisy_lost_update, {.test = "m.saved"});
+  ASSERT_TRUE(r.bug);
+  ASSERT_FALSE(r.trace_file.empty());
+  const std::vector<heddle::detail::timeline> saved = heddle::detail::load_timelines(r.trace_file);
+  ASSERT_EQ(saved.size(), 2u);
+  EXPECT_EQ(saved[0].trace, r.trace);
+  EXPECT_EQ(saved[1].trace, r.minimized_trace);
+  EXPECT_EQ(heddle::load_trace(r.trace_file), r.minimized_trace);  // what replay reads
+  EXPECT_EQ(saved[1].preemptions, 1u);
+  EXPECT_GT(*saved[0].preemptions, 1u);
+  const std::string html = r.trace_file.substr(0, r.trace_file.size() - 5) + ".html";
+  EXPECT_TRUE(std::filesystem::exists(html)) << html;
+  EXPECT_NE(r.report.find(fmt::format("minimized: {} -> 1 preemptions", *saved[0].preemptions)), std::string::npos)
+      << r.report;
+  EXPECT_NE(r.report.find("html:   " + html), std::string::npos) << r.report;
+
+  heddle::options again = quiet("random", 1);
+  again.replay = r.trace_file;
+  const heddle::result replayed = heddle::explore(again, noisy_lost_update, {.test = "m.saved"});
+  ASSERT_TRUE(replayed.bug) << replayed.divergence.value_or("");
+  EXPECT_EQ(replayed.trace.steps, r.minimized_trace.steps);
+
+  std::filesystem::remove_all(out);
 }
 
 }  // namespace
