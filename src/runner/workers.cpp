@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runner/bug_groups.hpp"
+#include "runner/html_report.hpp"
 #include "runner/interrupt.hpp"
 #include "runner/progress.hpp"
 #include "runner/report.hpp"
@@ -391,6 +392,10 @@ void parent::lost_iteration(worker& w, std::uint64_t slot, int status) {
   g.minimized_trace = g.trace;  // see finalize.hpp: a crash is not replayed in this process
   if (!run_.directory.empty()) g.trace_file = write_new_file(run_.directory, "bug", ".json", to_json(g.minimized_trace));
   g.report = lost_report(run_, g, how);
+  // The HTML report of what the parent knows: who ran each step (no names or source lines).
+  if (const std::string html = g.trace_file.empty() ? "" : write_html_report(g.trace_file, {make_timeline("original", g.trace)});
+      !html.empty())
+    g.report.insert(g.report.size() - 1, fmt::format("  html:   {}\n", html));
   if (progress_) progress_->clear();
   if (bugs_.add(std::move(g)) && opts_.stop_on_first_bug) stop();
 }
