@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <condition_variable>
 #include <mutex>
 #include <shared_mutex>
@@ -147,6 +148,30 @@ TEST(RtLibstdcxx, RecursiveMutexNestsAndSelfRelockOfAMutexIsADeadlock) {
     m.lock();
   }, 3);
   expect_bug(r, bug_kind::deadlock, "self-deadlock");
+}
+
+// Run by the rt_tests.threads_backend test (HEDDLE_BACKEND=threads): each
+// operation is an OS thread of its own, so thread_local is per thread as in
+// production. (Under fibers they share one OS thread and its thread_locals.)
+TEST(RtLibstdcxx, ThreadLocalsArePerThreadOnTheThreadsBackend) {
+  const char* backend = std::getenv("HEDDLE_BACKEND");
+  if (backend == nullptr || std::string(backend) != "threads") GTEST_SKIP() << "needs HEDDLE_BACKEND=threads";
+  static thread_local int counted = 0;
+  const auto r = explore_quietly([] {
+    auto count = [] {
+      counted = 0;
+      for (int i = 1; i <= 3; ++i) {
+        ++counted;
+        std::this_thread::yield();
+        check(counted == i, "a thread_local counts only its own thread's increments");
+      }
+    };
+    std::thread a(count);
+    std::thread b(count);
+    a.join();
+    b.join();
+  }, 100);
+  EXPECT_TRUE(r) << r.report;
 }
 
 }  // namespace
