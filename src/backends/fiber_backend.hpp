@@ -32,6 +32,11 @@ class fiber_backend final : public backend {
   struct slot {
     boost::context::fiber context;  // empty while running, finished or not yet created
     bool created = false;
+    // The slot's stack, for AddressSanitizer's fiber annotations: the pooled
+    // stack of an operation, the thread's own stack for the scheduler (learnt
+    // at the first switch away from it).
+    const void* stack_bottom = nullptr;
+    std::size_t stack_size = 0;
   };
   void create(std::size_t index);
   slot& at(std::size_t index);

@@ -40,15 +40,4 @@ class stack_pool {
   std::vector<mapping> all_;
 };
 
-// A Boost.Context StackAllocator drawing from a stack_pool.
-class pooled_stack_allocator {
- public:
-  explicit pooled_stack_allocator(stack_pool& pool) noexcept : pool_(&pool) {}
-  boost::context::stack_context allocate() { return pool_->allocate(); }
-  void deallocate(boost::context::stack_context& sc) noexcept { pool_->deallocate(sc); }
-
- private:
-  stack_pool* pool_;
-};
-
 }  // namespace heddle::detail
