@@ -14,4 +14,5 @@ configure_package_config_file(cmake/heddle-config.cmake.in ${CMAKE_CURRENT_BINAR
 write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/heddle-config-version.cmake
                                  COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/heddle-config.cmake ${CMAKE_CURRENT_BINARY_DIR}/heddle-config-version.cmake
+              ${PROJECT_SOURCE_DIR}/cmake/HeddleInstrument.cmake
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/heddle)

@@ -50,10 +50,26 @@ struct atomic_difference<T*> {
   using type = std::ptrdiff_t;
 };
 
-// The scheduling point before an atomic operation; outside control only an
-// inline load of the control block, so the std path stays cheap.
-inline void atomic_point(point_kind kind, const resource& r, const std::source_location& loc) {
-  if (in_control()) scheduling_point(kind, r, loc);
+// Happens-before edges of an atomic operation for a race detector: an
+// acquire-or-stronger read acquires the atomic's clock, a release-or-stronger
+// write publishes into it, a read-modify-write does what its order says, a
+// relaxed operation neither.
+inline void atomic_edges(point_kind kind, const resource& r, std::memory_order order) {
+  if (hb == nullptr) return;
+  const bool acquires = order != std::memory_order_relaxed && order != std::memory_order_release;
+  const bool releases = order == std::memory_order_release || order == std::memory_order_acq_rel ||
+                        order == std::memory_order_seq_cst;
+  if (kind != point_kind::write && acquires) hb_acquire(r);
+  if (kind != point_kind::read && releases) hb_release(r);
+}
+
+// The scheduling point before an atomic operation, then its edges; outside
+// control only an inline load of the control block, so the std path stays cheap.
+inline void atomic_point(point_kind kind, const resource& r, const std::source_location& loc,
+                         std::memory_order order = std::memory_order_seq_cst) {
+  if (!in_control()) return;
+  scheduling_point(kind, r, loc);
+  atomic_edges(kind, r, order);
 }
 
 // Bitwise equality, which std uses for compare-exchange and wait.
@@ -87,11 +103,11 @@ class atomic {
   bool is_lock_free() const noexcept { return value_.is_lock_free(); }
 
   T load(std::memory_order order = seq, loc_t loc = loc_t::current()) const {
-    detail::atomic_point(point_kind::read, resource_, loc);
+    detail::atomic_point(point_kind::read, resource_, loc, order);
     return value_.load(order);
   }
   void store(T desired, std::memory_order order = seq, loc_t loc = loc_t::current()) {
-    detail::atomic_point(point_kind::write, resource_, loc);
+    detail::atomic_point(point_kind::write, resource_, loc, order);
     value_.store(desired, order);
   }
   operator T() const { return load(); }
@@ -100,29 +116,29 @@ class atomic {
     return desired;
   }
   T exchange(T desired, std::memory_order order = seq, loc_t loc = loc_t::current()) {
-    detail::atomic_point(point_kind::rmw, resource_, loc);
+    detail::atomic_point(point_kind::rmw, resource_, loc, order);
     return value_.exchange(desired, order);
   }
 
   bool compare_exchange_strong(T& expected, T desired, std::memory_order order = seq, loc_t loc = loc_t::current()) {
-    detail::atomic_point(point_kind::rmw, resource_, loc);
+    detail::atomic_point(point_kind::rmw, resource_, loc, order);
     return value_.compare_exchange_strong(expected, desired, order);
   }
   bool compare_exchange_strong(T& expected, T desired, std::memory_order success, std::memory_order failure,
                                loc_t loc = loc_t::current()) {
-    detail::atomic_point(point_kind::rmw, resource_, loc);
+    detail::atomic_point(point_kind::rmw, resource_, loc, success);
     return value_.compare_exchange_strong(expected, desired, success, failure);
   }
   bool compare_exchange_weak(T& expected, T desired, std::memory_order order = seq, loc_t loc = loc_t::current()) {
     if (!in_control()) return value_.compare_exchange_weak(expected, desired, order);
-    detail::atomic_point(point_kind::rmw, resource_, loc);
+    detail::atomic_point(point_kind::rmw, resource_, loc, order);
     if (spurious_failure(expected, loc)) return false;
     return value_.compare_exchange_strong(expected, desired, order);  // no unrecorded hardware failure
   }
   bool compare_exchange_weak(T& expected, T desired, std::memory_order success, std::memory_order failure,
                              loc_t loc = loc_t::current()) {
     if (!in_control()) return value_.compare_exchange_weak(expected, desired, success, failure);
-    detail::atomic_point(point_kind::rmw, resource_, loc);
+    detail::atomic_point(point_kind::rmw, resource_, loc, success);
     if (spurious_failure(expected, loc)) return false;
     return value_.compare_exchange_strong(expected, desired, success, failure);
   }
@@ -131,31 +147,31 @@ class atomic {
   T fetch_add(difference_type arg, std::memory_order order = seq, loc_t loc = loc_t::current())
     requires(detail::atomic_arithmetic<T> || std::is_pointer_v<T>)
   {
-    detail::atomic_point(point_kind::rmw, resource_, loc);
+    detail::atomic_point(point_kind::rmw, resource_, loc, order);
     return value_.fetch_add(arg, order);
   }
   T fetch_sub(difference_type arg, std::memory_order order = seq, loc_t loc = loc_t::current())
     requires(detail::atomic_arithmetic<T> || std::is_pointer_v<T>)
   {
-    detail::atomic_point(point_kind::rmw, resource_, loc);
+    detail::atomic_point(point_kind::rmw, resource_, loc, order);
     return value_.fetch_sub(arg, order);
   }
   T fetch_and(T arg, std::memory_order order = seq, loc_t loc = loc_t::current())
     requires detail::atomic_integral<T>
   {
-    detail::atomic_point(point_kind::rmw, resource_, loc);
+    detail::atomic_point(point_kind::rmw, resource_, loc, order);
     return value_.fetch_and(arg, order);
   }
   T fetch_or(T arg, std::memory_order order = seq, loc_t loc = loc_t::current())
     requires detail::atomic_integral<T>
   {
-    detail::atomic_point(point_kind::rmw, resource_, loc);
+    detail::atomic_point(point_kind::rmw, resource_, loc, order);
     return value_.fetch_or(arg, order);
   }
   T fetch_xor(T arg, std::memory_order order = seq, loc_t loc = loc_t::current())
     requires detail::atomic_integral<T>
   {
-    detail::atomic_point(point_kind::rmw, resource_, loc);
+    detail::atomic_point(point_kind::rmw, resource_, loc, order);
     return value_.fetch_xor(arg, order);
   }
 
@@ -211,7 +227,7 @@ class atomic {
       value_.wait(old, order);
       return;
     }
-    detail::atomic_point(point_kind::read, resource_, loc);
+    detail::atomic_point(point_kind::read, resource_, loc, order);
     while (detail::same_bits(value_.load(order), old)) heddle::wait(resource_, loc);
   }
   void notify_one(loc_t loc = loc_t::current()) {
@@ -261,15 +277,15 @@ class atomic_flag {
   atomic_flag& operator=(const atomic_flag&) = delete;
 
   bool test(std::memory_order order = seq, loc_t loc = loc_t::current()) const {
-    detail::atomic_point(point_kind::read, resource_, loc);
+    detail::atomic_point(point_kind::read, resource_, loc, order);
     return flag_.test(order);
   }
   bool test_and_set(std::memory_order order = seq, loc_t loc = loc_t::current()) {
-    detail::atomic_point(point_kind::rmw, resource_, loc);
+    detail::atomic_point(point_kind::rmw, resource_, loc, order);
     return flag_.test_and_set(order);
   }
   void clear(std::memory_order order = seq, loc_t loc = loc_t::current()) {
-    detail::atomic_point(point_kind::write, resource_, loc);
+    detail::atomic_point(point_kind::write, resource_, loc, order);
     flag_.clear(order);
   }
   void wait(bool old, std::memory_order order = seq, loc_t loc = loc_t::current()) const {
@@ -277,7 +293,7 @@ class atomic_flag {
       flag_.wait(old, order);
       return;
     }
-    detail::atomic_point(point_kind::read, resource_, loc);
+    detail::atomic_point(point_kind::read, resource_, loc, order);
     while (flag_.test(order) == old) heddle::wait(resource_, loc);
   }
   void notify_one(loc_t loc = loc_t::current()) {

@@ -18,6 +18,7 @@ enum class bug_kind : std::uint8_t {
   livelock,
   api_misuse,
   stack_overflow,
+  data_race,  // two accesses, one a write, not ordered by happens-before
 };
 std::string_view to_string(bug_kind kind) noexcept;
 std::optional<bug_kind> parse_bug_kind(std::string_view name) noexcept;

@@ -201,6 +201,44 @@ void misuse(std::string message, std::source_location loc = std::source_location
 // rethrow this one.
 bool is_unwind_exception(const std::exception_ptr& e) noexcept;
 
+// Happens-before edges for a race detector (libheddle-rt installs one for
+// programs built with -fsanitize=thread; nothing does otherwise). A model
+// calls hb_release where it publishes its effects (unlock, post, notify of
+// completion, a release store) and hb_acquire where it observes another
+// operation's (lock, wait returning, an acquire load), after the operation's
+// scheduling point. Shared variants keep readers of a reader-writer lock
+// unordered among themselves. Without a detector each call is one load and a
+// branch.
+namespace detail {
+struct hb_listener {
+  virtual void acquire(object_id object, bool shared) = 0;
+  virtual void release(object_id object, bool shared) = 0;
+  virtual void spawned(operation_id child) = 0;  // the running operation created `child`
+  virtual void joined(operation_id child) = 0;   // the running operation saw `child` finish
+
+ protected:
+  ~hb_listener() = default;
+};
+inline hb_listener* hb = nullptr;
+}  // namespace detail
+inline void hb_acquire(const resource& r) {
+  if (detail::hb != nullptr && detail::control.running != 0) detail::hb->acquire(r.id(), false);
+}
+inline void hb_release(const resource& r) {
+  if (detail::hb != nullptr && detail::control.running != 0) detail::hb->release(r.id(), false);
+}
+inline void hb_acquire_shared(const resource& r) {
+  if (detail::hb != nullptr && detail::control.running != 0) detail::hb->acquire(r.id(), true);
+}
+inline void hb_release_shared(const resource& r) {
+  if (detail::hb != nullptr && detail::control.running != 0) detail::hb->release(r.id(), true);
+}
+// The running operation saw operation `op` finish (heddle::join does this
+// itself; a model that waits for completion otherwise calls it).
+inline void hb_joined(operation_id op) {
+  if (detail::hb != nullptr && detail::control.running != 0) detail::hb->joined(op);
+}
+
 // True while the engine unwinds an iteration: models must skip misuse checks
 // (the first bug wins) and must not block.
 inline bool unwinding() noexcept { return detail::control.unwinding; }

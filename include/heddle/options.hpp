@@ -10,14 +10,28 @@
 // time_budget, strategy, seed, max_steps, fail_on_max_steps, spurious_wakeups,
 // spurious_cas_failures, stack_size, fair_after, stop_on_first_bug,
 // print_report, out, replay, parallel, iteration_timeout, shard_index,
-// shard_count, check_determinism, progress, record_iterations.
+// shard_count, check_determinism, progress, record_iterations, memory,
+// detect_races.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace heddle {
+
+// Which plain memory accesses of a program built with -fsanitize=thread
+// (heddle-cc, heddle-c++) become scheduling points. Atomics always are; the
+// race detector sees every access whatever the policy.
+enum class memory_policy : std::uint8_t {
+  shared,  // accesses to addresses more than one operation has touched (the default)
+  all,     // every access
+  none,    // no access: only atomics and synchronization are points
+};
+std::string_view to_string(memory_policy policy) noexcept;
+std::optional<memory_policy> parse_memory_policy(std::string_view name) noexcept;
 
 struct options {
   // How many iterations (executions of the body) to run at most.
@@ -72,6 +86,13 @@ struct options {
   bool progress = true;
   // Keeps (index, schedule hash, steps) of every iteration in the result.
   bool record_iterations = false;
+  // Instrumented plain accesses that are scheduling points (HEDDLE_MEMORY,
+  // --heddle_memory=all|shared|none).
+  memory_policy memory = memory_policy::shared;
+  // Report unordered conflicting accesses of instrumented code as data_race
+  // bugs (HEDDLE_DETECT_RACES, --heddle_detect_races). Off, a racy program
+  // runs on to its assertions, with memory accesses still scheduling points.
+  bool detect_races = true;
 };
 
 }  // namespace heddle

@@ -13,6 +13,7 @@
 
 #include "heddle/bug.hpp"
 #include "heddle/model.hpp"
+#include "heddle/options.hpp"
 
 namespace heddle {
 
@@ -44,6 +45,8 @@ struct trace_header {
   bool fail_on_max_steps = false;
   bool spurious_wakeups = true;
   bool spurious_cas_failures = true;
+  memory_policy memory = memory_policy::shared;  // instrumented accesses that are points
+  bool detect_races = true;
   friend bool operator==(const trace_header&, const trace_header&) = default;
 };
 

@@ -195,6 +195,7 @@ operation_id engine::spawn(std::function<void()> body, std::string name, relatio
   op.point = point_kind::start;
   op.object = op.self;
   op.where = std::source_location{};
+  op.pc = 0;
   op.mode = wait_mode::none;
   op.waiting_on.clear();
   op.deadline.reset();
@@ -257,7 +258,7 @@ void engine::join(operation_id target, const std::source_location& where) {
 
 // --- scheduling --------------------------------------------------------------
 
-void engine::point(point_kind kind, object_id object, const std::source_location& where) {
+void engine::point(point_kind kind, object_id object, const std::source_location& where, std::uintptr_t pc) {
   if (running_ == 0) return;
   if (unwinding_) {
     if (std::uncaught_exceptions() == 0 && may_throw_at(kind)) throw_abort();
@@ -267,6 +268,7 @@ void engine::point(point_kind kind, object_id object, const std::source_location
   op.point = kind;
   op.object = object;
   op.where = where;
+  op.pc = pc;
   refresh_enabled(op);
   reschedule();
 }
@@ -356,7 +358,7 @@ operation_id engine::decide() {
   }
   const operation_id chosen = enabled_[pick].id;
   operation& op = ops_[chosen];
-  record_step(step_kind::schedule, op.point, op.object, chosen, chosen, op.where);
+  record_step(step_kind::schedule, op.point, op.object, chosen, chosen, op.where, op.pc);
   if (op.status == op_status::blocked) {
     // Chosen while blocked with a deadline: the deadline passes.
     now_ = std::max(now_, *op.deadline);
@@ -369,7 +371,7 @@ operation_id engine::decide() {
 // temporary is written in pieces and then copied as two 16-byte words, which
 // stalls on store forwarding at every decision.
 void engine::record_step(step_kind kind, point_kind point, object_id object, std::uint64_t value,
-                         operation_id by, const std::source_location& where) {
+                         operation_id by, const std::source_location& where, std::uintptr_t pc) {
   step_record& r = outcome_.steps.emplace_back();
   r.step.kind = kind;
   r.step.point = point;
@@ -377,6 +379,7 @@ void engine::record_step(step_kind kind, point_kind point, object_id object, std
   r.step.value = value;
   r.operation = by;
   r.where = where;
+  r.pc = pc;
 }
 
 void engine::detect_deadlock() {
@@ -433,6 +436,7 @@ wake_reason engine::wait(std::span<const object_id> objects, wait_mode mode,
     op.point = kind;
     op.object = objects.empty() ? 0 : objects.front();
     op.where = where;
+    op.pc = 0;
     op.mode = mode;
     op.waiting_on.assign(objects.begin(), objects.end());
     op.deadline = deadline;
@@ -528,13 +532,19 @@ std::uint64_t engine::choose(const choice& c, const std::source_location& where)
 
 void engine::report(bug_kind kind, std::string message, const std::source_location& where,
                     bool unwind_now) {
+  source_position position;
+  if (where.line() != 0) position = {where.file_name(), where.line(), where.function_name()};
+  report(kind, std::move(message), std::move(position), unwind_now);
+}
+
+void engine::report(bug_kind kind, std::string message, source_position where, bool unwind_now) {
   if (!outcome_.found && !unwinding_) {
     bug b;
     b.kind = kind;
     b.message = std::move(message);
     b.operation = running_;
     b.operation_name = running_ != 0 ? ops_[running_].name : std::string{};
-    if (where.line() != 0) b.where = {where.file_name(), where.line(), where.function_name()};
+    b.where = std::move(where);
     b.step = outcome_.steps.size();
     outcome_.found = std::move(b);
   }

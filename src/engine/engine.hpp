@@ -22,6 +22,7 @@
 #include "engine/strategy.hpp"
 #include "heddle/bug.hpp"
 #include "heddle/model.hpp"
+#include "heddle/options.hpp"
 #include "heddle/trace.hpp"
 
 namespace heddle::detail {
@@ -35,6 +36,8 @@ struct engine_config {
   bool fail_on_max_steps = false;
   bool spurious_wakeups = true;
   bool spurious_cas_failures = true;
+  memory_policy memory = memory_policy::shared;  // read by libheddle-rt's access hooks
+  bool detect_races = true;                      // likewise
 };
 
 enum class op_status : std::uint8_t { enabled, blocked, finished };
@@ -57,6 +60,7 @@ struct operation {
   point_kind point = point_kind::start;
   object_id object = 0;
   std::source_location where;
+  std::uintptr_t pc = 0;  // for points in instrumented code, which has no source_location
 
   // Blocking state; `waiting_on` holds the objects still awaited.
   wait_mode mode = wait_mode::none;
@@ -78,6 +82,7 @@ struct step_record {
   trace_step step;
   operation_id operation = 0;
   std::source_location where;
+  std::uintptr_t pc = 0;  // a code address to symbolize when `where` is empty
 };
 
 // Everything an iteration leaves behind, for reports, traces and strategies.
@@ -116,7 +121,7 @@ class engine {
   object_id register_object(object_kind kind);
   object_state& object(object_id id) { return objects_[id]; }
 
-  void point(point_kind kind, object_id object, const std::source_location& where);
+  void point(point_kind kind, object_id object, const std::source_location& where, std::uintptr_t pc = 0);
   wake_reason wait(std::span<const object_id> objects, wait_mode mode,
                    std::optional<virtual_time> deadline, point_kind kind,
                    const std::source_location& where);
@@ -150,6 +155,8 @@ class engine {
   // ends at the running operation's next scheduling point.
   void report(bug_kind kind, std::string message, const std::source_location& where,
               bool unwind_now);
+  // The same, with a position found otherwise (a symbolized pc of instrumented code).
+  void report(bug_kind kind, std::string message, source_position where, bool unwind_now);
 
   // For the crash handler: the iteration as far as it got, and names without
   // allocating.
@@ -171,7 +178,8 @@ class engine {
   // Chooses the next operation, or 0 when the iteration must end.
   operation_id decide();
   void record_step(step_kind kind, point_kind point, object_id object, std::uint64_t value, operation_id by,
-                   const std::source_location& where);
+                   const std::source_location& where,
+                   std::uintptr_t pc = 0);
   void list_enabled(const operation& op);
   void unlist_enabled(operation_id id);
   void refresh_enabled(const operation& op);

@@ -104,11 +104,16 @@ std::size_t waiter_count(const resource& r) {
 operation_id spawn(std::function<void()> body, std::string name, relation rel, operation_id of) {
   engine* e = engine::current();
   if (e == nullptr) return 0;
-  return e->spawn(std::move(body), std::move(name), rel, of);
+  const operation_id child = e->spawn(std::move(body), std::move(name), rel, of);
+  if (detail::hb != nullptr && e->running() != 0) detail::hb->spawned(child);
+  return child;
 }
 
 void join(operation_id op, std::source_location loc) {
-  if (engine* e = controlling()) e->join(op, loc);
+  engine* e = controlling();
+  if (e == nullptr) return;
+  e->join(op, loc);
+  if (detail::hb != nullptr) detail::hb->joined(op);
 }
 
 bool finished(operation_id op) {

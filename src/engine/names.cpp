@@ -8,6 +8,7 @@
 #include "engine/names.hpp"
 #include "heddle/bug.hpp"
 #include "heddle/model.hpp"
+#include "heddle/options.hpp"
 
 namespace heddle {
 
@@ -23,28 +24,32 @@ constexpr std::array object_names{
 };
 constexpr std::array bug_names{
     "assertion", "uncaught_exception", "crash", "deadlock", "livelock", "api_misuse", "stack_overflow",
+    "data_race",
 };
+constexpr std::array memory_names{"shared", "all", "none"};
+
+// The name of enumerator `value` in `names`, "unknown" past the end; and back.
+template <std::size_t n, class E>
+std::string_view name_of(const std::array<const char*, n>& names, E value) noexcept {
+  const auto i = static_cast<std::size_t>(value);
+  return i < names.size() ? names[i] : "unknown";
+}
+template <class E, std::size_t n>
+std::optional<E> value_named(const std::array<const char*, n>& names, std::string_view name) noexcept {
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (names[i] == name) return static_cast<E>(i);
+  return std::nullopt;
+}
 }  // namespace
 
-std::string_view to_string(point_kind kind) noexcept {
-  const auto i = static_cast<std::size_t>(kind);
-  return i < point_names.size() ? point_names[i] : "unknown";
-}
+std::string_view to_string(point_kind kind) noexcept { return name_of(point_names, kind); }
+std::string_view to_string(object_kind kind) noexcept { return name_of(object_names, kind); }
+std::string_view to_string(bug_kind kind) noexcept { return name_of(bug_names, kind); }
+std::string_view to_string(memory_policy policy) noexcept { return name_of(memory_names, policy); }
 
-std::string_view to_string(object_kind kind) noexcept {
-  const auto i = static_cast<std::size_t>(kind);
-  return i < object_names.size() ? object_names[i] : "unknown";
-}
-
-std::string_view to_string(bug_kind kind) noexcept {
-  const auto i = static_cast<std::size_t>(kind);
-  return i < bug_names.size() ? bug_names[i] : "unknown";
-}
-
-std::optional<bug_kind> parse_bug_kind(std::string_view name) noexcept {
-  for (std::size_t i = 0; i < bug_names.size(); ++i)
-    if (bug_names[i] == name) return static_cast<bug_kind>(i);
-  return std::nullopt;
+std::optional<bug_kind> parse_bug_kind(std::string_view name) noexcept { return value_named<bug_kind>(bug_names, name); }
+std::optional<memory_policy> parse_memory_policy(std::string_view name) noexcept {
+  return value_named<memory_policy>(memory_names, name);
 }
 
 std::string bug::signature() const {
@@ -55,9 +60,7 @@ std::string bug::signature() const {
 
 namespace heddle::detail {
 std::optional<point_kind> parse_point_kind(std::string_view name) noexcept {
-  for (std::size_t i = 0; i < point_names.size(); ++i)
-    if (point_names[i] == name) return static_cast<point_kind>(i);
-  return std::nullopt;
+  return value_named<point_kind>(point_names, name);
 }
 static_assert(point_names.size() == point_kind_count);
 }  // namespace heddle::detail

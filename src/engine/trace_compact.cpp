@@ -128,7 +128,8 @@ std::string to_compact(const trace& t) {
   w.u(h.iteration);
   w.u(h.max_steps);
   w.byte(static_cast<std::uint8_t>(h.fail_on_max_steps | h.spurious_wakeups << 1 |
-                                   h.spurious_cas_failures << 2 | (t.found ? 1 : 0) << 3));
+                                   h.spurious_cas_failures << 2 | (t.found ? 1 : 0) << 3 |
+                                   static_cast<unsigned>(h.memory) << 4 | (h.detect_races ? 0 : 1) << 6));
   if (t.found) {
     const bug& b = *t.found;
     w.byte(static_cast<std::uint8_t>(b.kind));
@@ -177,10 +178,14 @@ trace trace_from_compact(std::string_view text) {
   h.fail_on_max_steps = flags & 1;
   h.spurious_wakeups = flags & 2;
   h.spurious_cas_failures = flags & 4;
+  const auto memory = static_cast<memory_policy>((flags >> 4) & 3);
+  if (to_string(memory) == "unknown") throw trace_error("malformed compact trace: unknown memory policy");
+  h.memory = memory;
+  h.detect_races = (flags & 64) == 0;
   if (flags & 8) {
     bug b;
     const std::uint8_t kind = r.byte();
-    if (kind > static_cast<std::uint8_t>(bug_kind::stack_overflow)) throw trace_error("malformed compact trace: unknown bug kind");
+    if (to_string(static_cast<bug_kind>(kind)) == "unknown") throw trace_error("malformed compact trace: unknown bug kind");
     b.kind = static_cast<bug_kind>(kind);
     b.message = r.s();
     b.operation = static_cast<operation_id>(r.u());

@@ -62,7 +62,9 @@ std::string to_json(const trace& t) {
              {{"max_steps", h.max_steps},
               {"fail_on_max_steps", h.fail_on_max_steps},
               {"spurious_wakeups", h.spurious_wakeups},
-              {"spurious_cas_failures", h.spurious_cas_failures}}}};
+              {"spurious_cas_failures", h.spurious_cas_failures},
+              {"memory", to_string(h.memory)},
+              {"detect_races", h.detect_races}}}};
   if (t.found) j["bug"] = bug_to_json(*t.found);
   json steps = json::array();
   for (const trace_step& s : t.steps)
@@ -97,6 +99,12 @@ trace trace_from_json(std::string_view text) {
   h.fail_on_max_steps = field<bool>(options, "fail_on_max_steps", "\"options\"");
   h.spurious_wakeups = field<bool>(options, "spurious_wakeups", "\"options\"");
   h.spurious_cas_failures = field<bool>(options, "spurious_cas_failures", "\"options\"");
+  if (options.contains("memory")) {  // absent from traces written before the option existed
+    const auto memory = parse_memory_policy(field<std::string>(options, "memory", "\"options\""));
+    if (!memory) throw trace_error("malformed trace: \"memory\" in \"options\" is not all, shared or none");
+    h.memory = *memory;
+  }
+  if (options.contains("detect_races")) h.detect_races = field<bool>(options, "detect_races", "\"options\"");
   if (const auto b = j.find("bug"); b != j.end()) {
     bug found;
     const auto kind = parse_bug_kind(field<std::string>(*b, "kind", "\"bug\""));

@@ -52,7 +52,10 @@ HEDDLE_RT_DEFINE(int, pthread_once, (pthread_once_t * once, void (*routine)())) 
                                        heddle::rt::describe(me) + "): self-deadlock");
     heddle::wait(m->res, {});
   }
-  if (m->done) return 0;
+  if (m->done) {
+    heddle::hb_acquire(m->res);  // the routine's effects are visible to every later caller
+    return 0;
+  }
   m->running = true;
   m->runner = me;
   try {
@@ -65,6 +68,7 @@ HEDDLE_RT_DEFINE(int, pthread_once, (pthread_once_t * once, void (*routine)())) 
     throw;
   }
   m->running = false;
+  heddle::hb_release(m->res);
   m->done = true;
   heddle::signal(m->res);
   return 0;

@@ -228,6 +228,7 @@ int join(const char* call, pthread_t thread, void** result, bool blocking, std::
   }
   give_up(0);
   r->joined = true;
+  heddle::hb_joined(r->op);  // everything the thread did happens before the join returns
   if (result != nullptr) *result = r->result;
   return 0;
 }

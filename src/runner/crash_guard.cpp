@@ -203,7 +203,9 @@ void crash_guard::on_fatal_signal(int signal, const void* address) noexcept {
   w.u(header_.iteration);
   w.append(header_after_iteration_);
   w.byte(static_cast<std::uint8_t>(header_.fail_on_max_steps | header_.spurious_wakeups << 1 |
-                                   header_.spurious_cas_failures << 2 | 1 << 3));
+                                   header_.spurious_cas_failures << 2 | 1 << 3 |
+                                   static_cast<unsigned>(header_.memory) << 4 |
+                                   (header_.detect_races ? 0 : 1) << 6));
   w.byte(static_cast<std::uint8_t>(overflow ? bug_kind::stack_overflow : bug_kind::crash));
   w.s(message, m.size);
   w.u(op);

@@ -53,12 +53,15 @@ result replay(options opts, const std::function<void()>& body, const test_identi
   opts.fail_on_max_steps = recorded.header.fail_on_max_steps;
   opts.spurious_wakeups = recorded.header.spurious_wakeups;
   opts.spurious_cas_failures = recorded.header.spurious_cas_failures;
+  opts.memory = recorded.header.memory;
+  opts.detect_races = recorded.header.detect_races;
   const std::uint64_t index = recorded.header.iteration;
   const std::optional<bug> expected = recorded.found;
   replay_strategy replaying(std::move(recorded.steps), recorded.header.strategy);
 
   fiber_backend fibers(opts.stack_size);
-  engine engine(fibers, {opts.max_steps, opts.fail_on_max_steps, opts.spurious_wakeups, opts.spurious_cas_failures});
+  engine engine(fibers, {opts.max_steps, opts.fail_on_max_steps, opts.spurious_wakeups, opts.spurious_cas_failures,
+                         opts.memory, opts.detect_races});
   crash_guard guard(engine, make_header(opts, id, replaying.describe(), index), test_directory(opts, id), opts.replay);
 
   result res;

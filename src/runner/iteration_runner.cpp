@@ -74,6 +74,8 @@ trace_header make_header(const options& o, const test_identity& id, std::string 
   h.fail_on_max_steps = o.fail_on_max_steps;
   h.spurious_wakeups = o.spurious_wakeups;
   h.spurious_cas_failures = o.spurious_cas_failures;
+  h.memory = o.memory;
+  h.detect_races = o.detect_races;
   return h;
 }
 
@@ -97,7 +99,7 @@ iteration_runner::iteration_runner(const run_context& run, signature_table& sign
       active_(streaming_ ? streaming_.get() : chosen_.get()),
       fibers_(run.opts.stack_size),
       engine_(fibers_, {run.opts.max_steps, run.opts.fail_on_max_steps, run.opts.spurious_wakeups,
-                        run.opts.spurious_cas_failures}),
+                        run.opts.spurious_cas_failures, run.opts.memory, run.opts.detect_races}),
       guard_(engine_, make_header(run.opts, run.id, chosen_->describe(), 0), run.directory, {}, note) {}
 
 iteration_runner::~iteration_runner() = default;

@@ -49,7 +49,8 @@ class minimizer {
         step_limit_(std::max<std::uint64_t>(4 * original.steps.size(), original.steps.size() + 1000)),
         fibers_(limits.stack_size),
         engine_(fibers_, {original.header.max_steps, original.header.fail_on_max_steps,
-                          original.header.spurious_wakeups, original.header.spurious_cas_failures}) {}
+                          original.header.spurious_wakeups, original.header.spurious_cas_failures,
+                          original.header.memory, original.header.detect_races}) {}
 
   minimization run() {
     minimization m;

@@ -72,6 +72,12 @@ const option_entry table[] = {
     {"check_determinism", [](options& o, std::string_view v, std::string_view w) { o.check_determinism = parse_bool(v, w); }},
     {"progress", [](options& o, std::string_view v, std::string_view w) { o.progress = parse_bool(v, w); }},
     {"record_iterations", [](options& o, std::string_view v, std::string_view w) { o.record_iterations = parse_bool(v, w); }},
+    {"memory", [](options& o, std::string_view v, std::string_view w) {
+       const auto policy = parse_memory_policy(v);
+       if (!policy) throw usage_error(fmt::format("bad value '{}' for {}: expected all, shared or none", v, w));
+       o.memory = *policy;
+     }},
+    {"detect_races", [](options& o, std::string_view v, std::string_view w) { o.detect_races = parse_bool(v, w); }},
 };
 
 }  // namespace

@@ -152,6 +152,10 @@ timeline make_timeline(std::string label, const trace& t, const iteration_outcom
       if (o.steps[i].where.line() != 0) {
         s.file = o.steps[i].where.file_name();
         s.line = o.steps[i].where.line();
+      } else if (o.steps[i].pc != 0 && symbolize_pc != nullptr) {
+        const source_position p = symbolize_pc(o.steps[i].pc);
+        s.file = p.file;
+        s.line = p.line;
       }
     }
     s.object = object_text(o, s.step.object);

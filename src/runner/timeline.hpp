@@ -25,6 +25,11 @@
 
 namespace heddle::detail {
 
+// Turns a code address of an instrumented program into a source position.
+// libheddle-rt installs one (libdw); without it, steps recorded with a pc but
+// no source_location show no position. Called only while a timeline is made.
+inline source_position (*symbolize_pc)(std::uintptr_t pc) = nullptr;
+
 struct timeline_step {
   trace_step step;
   operation_id operation = 0;  // who ran (schedule) or who chose (data choice)

@@ -28,11 +28,14 @@ std::uint64_t barrier_state::arrive(std::ptrdiff_t n, bool drop, void (*complete
            loc);
     return phase_;
   }
+  hb_release(resource_);
   if (drop) --expected_;
   pending_ -= n;
   const std::uint64_t phase = phase_;
   if (pending_ == 0) {
+    hb_acquire(resource_);  // every arrival of the phase happens before the completion
     complete(context);
+    hb_release(resource_);
     pending_ = expected_;
     ++phase_;
     signal(resource_);
@@ -44,6 +47,7 @@ void barrier_state::wait(std::uint64_t phase, std::source_location loc) const {
   reset_if_stale();
   scheduling_point(point_kind::wait, resource_, loc);
   while (phase_ == phase) heddle::wait(resource_, loc);
+  hb_acquire(resource_);
 }
 
 void barrier_state::check_no_waiters() const noexcept {

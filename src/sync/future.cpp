@@ -25,6 +25,7 @@ std::unique_lock<std::mutex> future_state_base::begin_satisfy(std::source_locati
 }
 
 void future_state_base::end_satisfy(std::unique_lock<std::mutex>& lock) {
+  hb_release(resource_);
   ready_ = true;
   if (lock.owns_lock()) {
     lock.unlock();
@@ -70,6 +71,7 @@ void future_state_base::wait(std::source_location loc) {
   if (run_deferred_if_first()) return;
   if (in_control()) {
     while (!ready_) heddle::wait(resource_, loc);
+    hb_acquire(resource_);
     return;
   }
   std::unique_lock lock(mutex_);
@@ -77,12 +79,12 @@ void future_state_base::wait(std::source_location loc) {
 }
 
 future_status future_state_base::wait_until_virtual(virtual_time deadline, std::source_location loc) {
-  if (ready_) return future_status::ready;
-  if (deferred_) return future_status::deferred;
+  if (deferred_ && !ready_) return future_status::deferred;
   while (!ready_) {
-    if (heddle::wait_until(resource_, deadline, loc) == wake_reason::timeout)
-      return ready_ ? future_status::ready : future_status::timeout;
+    if (heddle::wait_until(resource_, deadline, loc) == wake_reason::timeout && !ready_)
+      return future_status::timeout;
   }
+  hb_acquire(resource_);
   return future_status::ready;
 }
 

@@ -29,6 +29,7 @@ void latch::count_down(std::ptrdiff_t n, std::source_location loc) {
            loc);
     return;
   }
+  hb_release(resource_);
   counter_ -= n;
   if (counter_ == 0 && n > 0) signal(resource_);
 }
@@ -37,7 +38,9 @@ bool latch::try_wait(std::source_location loc) const {
   if (!in_control()) return real_.try_wait();
   reset_if_stale();
   scheduling_point(point_kind::read, resource_, loc);
-  return counter_ == 0;
+  if (counter_ != 0) return false;
+  hb_acquire(resource_);
+  return true;
 }
 
 void latch::wait(std::source_location loc) const {
@@ -45,6 +48,7 @@ void latch::wait(std::source_location loc) const {
   reset_if_stale();
   scheduling_point(point_kind::wait, resource_, loc);
   while (counter_ != 0) heddle::wait(resource_, loc);
+  hb_acquire(resource_);
 }
 
 void latch::arrive_and_wait(std::ptrdiff_t n, std::source_location loc) {

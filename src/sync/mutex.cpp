@@ -59,6 +59,7 @@ bool exclusive_state::acquire(std::string_view type, bool recursive, bool blocki
   owner_ = me;
   depth_ = 1;
   resource_.set_owner(me);
+  hb_acquire(resource_);
   return true;
 }
 
@@ -87,6 +88,7 @@ void exclusive_state::release(std::string_view type, std::source_location loc) {
   }
   release_point(resource_, loc);
   if (--depth_ > 0) return;
+  hb_release(resource_);
   owner_ = 0;
   resource_.set_owner(0);
   signal(resource_);

@@ -19,7 +19,10 @@ bool once_begin(once_flag& flag, std::source_location loc) {
                       std::to_string(me) + "): a deadlock in std",
                   loc);
   while (flag.state_ == once_flag::state::running) wait(flag.resource_, loc);
-  if (flag.state_ == once_flag::state::done) return false;
+  if (flag.state_ == once_flag::state::done) {
+    hb_acquire(flag.resource_);  // the callable's effects are visible to every later caller
+    return false;
+  }
   flag.state_ = once_flag::state::running;
   flag.runner_ = me;
   flag.resource_.set_owner(me);
@@ -27,6 +30,7 @@ bool once_begin(once_flag& flag, std::source_location loc) {
 }
 
 void once_end(once_flag& flag, bool succeeded) {
+  hb_release(flag.resource_);
   flag.state_ = succeeded ? once_flag::state::done : once_flag::state::unset;
   flag.runner_ = 0;
   flag.resource_.set_owner(0);

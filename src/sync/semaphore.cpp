@@ -27,6 +27,7 @@ bool semaphore_state::acquire(bool blocking, std::optional<virtual_time> deadlin
     }
   }
   --count_;
+  hb_acquire(resource_);
   return true;
 }
 
@@ -40,6 +41,7 @@ void semaphore_state::release(std::ptrdiff_t n, std::source_location loc) {
            loc);
     return;
   }
+  hb_release(resource_);
   count_ += n;
   if (n > 0) signal(resource_);
 }

@@ -59,6 +59,8 @@ bool shared_state::acquire(std::string_view type, bool shared, bool blocking,
     writer_ = me;
   }
   resource_.set_owner(shared ? readers_.front() : me);
+  if (shared) hb_acquire_shared(resource_);
+  else hb_acquire(resource_);
   return true;
 }
 
@@ -81,6 +83,8 @@ void shared_state::release(std::string_view type, bool shared, std::source_locat
     return;
   }
   release_point(resource_, loc, shared ? point_kind::release_shared : point_kind::release);
+  if (shared) hb_release_shared(resource_);
+  else hb_release(resource_);
   if (shared) {
     readers_.erase(std::find(readers_.begin(), readers_.end(), me));
   } else {

@@ -301,6 +301,10 @@ PY
     expect_one_line_error "bad value '10parsecs' for --time-budget"
     run "$heddle" test "$buggy" --format xml
     expect_one_line_error "--format"
+    run "$heddle" test "$buggy" --memory most
+    expect_one_line_error "bad value 'most' for --memory: expected all, shared or none"
+    run "$heddle" test "$buggy" --detect-races maybe
+    expect_one_line_error "bad value 'maybe' for --detect-races"
     ;;
 
   missing_binary_is_one_line_and_exit_2)

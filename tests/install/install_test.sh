@@ -12,7 +12,8 @@ step() { echo "== $*"; }
 
 step "cmake --install $build --prefix $work/prefix"
 cmake --install "$build" --prefix "$work/prefix" >"$work/install.log" || { cat "$work/install.log"; exit 1; }
-for f in bin/heddle include/heddle/heddle.hpp include/heddle/test.hpp; do
+for f in bin/heddle bin/heddle-cc bin/heddle-c++ include/heddle/heddle.hpp include/heddle/test.hpp \
+         lib/libheddle-rt.so lib/heddle-tsan/libtsan.so lib/cmake/heddle/HeddleInstrument.cmake; do
   [[ -e $work/prefix/$f ]] || { echo "FAIL: $f was not installed"; exit 1; }
 done
 
@@ -27,6 +28,18 @@ cmake -S "$consumer" -B "$work/consumer" "${generator[@]}" "${launcher[@]}" -DCM
 
 step "build the consumer"
 cmake --build "$work/consumer"
+
+step "the instrumented consumer and a heddle-cc build link libheddle-rt, not libtsan"
+links_rt_only() {
+  local needed
+  needed=$(readelf -d "$1" | grep NEEDED)
+  [[ $needed == *libheddle-rt.so* && $needed != *tsan* ]] || { echo "FAIL: $1 links: $needed"; exit 1; }
+  nm -u "$1" | grep -q __tsan_ || { echo "FAIL: $1 is not instrumented"; exit 1; }
+}
+links_rt_only "$work/consumer/consumer_instrumented"
+printf 'int shared;\nint main(void) { return __atomic_fetch_add(&shared, 1, __ATOMIC_SEQ_CST); }\n' >"$work/wrapped.c"
+"$work/prefix/bin/heddle-cc" -g "$work/wrapped.c" -o "$work/wrapped"
+links_rt_only "$work/wrapped"
 
 step "run the consumer's test binary"
 (cd "$work" && HEDDLE_OUT= "$work/consumer/consumer_test")

@@ -53,6 +53,8 @@ void validate(const test_arguments& a) {
   check(a.parallel, "parallel", "--parallel");
   check(a.iteration_timeout, "iteration_timeout", "--iteration-timeout");
   check(a.shard, "shard", "--shard");
+  check(a.memory, "memory", "--memory");
+  check(a.detect_races, "detect_races", "--detect-races");
   if (a.strategy) (void)detail::make_strategy(*a.strategy, {.fair_after = checked.fair_after});
 }
 
@@ -97,6 +99,8 @@ std::vector<std::string> binary_arguments(const test_arguments& a, const std::ve
   pass(a.iteration_timeout, "iteration_timeout");
   pass(a.shard, "shard");
   argv.push_back(fmt::format("--heddle_parallel={}", parallelism(a)));
+  pass(a.memory, "memory");
+  pass(a.detect_races, "detect_races");
   if (a.fail_on_max_steps) argv.push_back("--heddle_fail_on_max_steps=1");
   if (a.explore) argv.push_back("--heddle_stop_on_first_bug=0");
   if (a.check_determinism) argv.push_back("--heddle_check_determinism=1");

@@ -26,6 +26,8 @@ struct test_arguments {
   // Worker processes (default: one per CPU; 0 runs in the test process),
   // the hang watchdog, this machine's share of the iterations ("I/N").
   std::optional<std::string> parallel, iteration_timeout, shard;
+  // Programs built with heddle-cc/heddle-c++: memory points, race detection.
+  std::optional<std::string> memory, detect_races;
   bool fail_on_max_steps = false;
   bool explore = false;            // go on after bugs, group them by signature
   bool check_determinism = false;  // run each iteration three times, compare

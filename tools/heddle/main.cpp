@@ -59,6 +59,10 @@ int main(int argc, char** argv) {
   test_command->add_flag("--fail-on-max-steps", test.fail_on_max_steps, "Report reaching --max-steps as a livelock");
   test_command->add_option("--fair-after", test.fair_after, "Steps of fair(S)'s strategy S per iteration before random");
   test_command->add_option("--stack-size", test.stack_size, "Stack size of each operation, in bytes");
+  test_command->add_option("--memory", test.memory,
+                           "Instrumented plain accesses that are scheduling points: all, shared (default), none");
+  test_command->add_option("--detect-races", test.detect_races,
+                           "Report data races in instrumented code: true (default) or false");
   test_command->add_option("--out", test.out, "Directory for bug traces (default: $HEDDLE_OUT or heddle-out)");
   test_command->add_option("--format", test.format, "Summary format: text, or json on stdout")
       ->check(CLI::IsMember({"text", "json"}));

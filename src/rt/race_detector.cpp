@@ -1,0 +1,137 @@
+// Vector clocks, sync edges and the per-granule access check of the race
+// detector; see race_detector.hpp for the algorithm and its contract.
+#include "rt/race_detector.hpp"
+
+#include <algorithm>
+
+namespace heddle::rt {
+
+namespace {
+constexpr std::uintptr_t granule_bytes = 8;
+}
+
+race_detector& the_race_detector() {
+  static race_detector detector;
+  return detector;
+}
+
+void race_detector::begin_iteration_if_new() {
+  if (epoch_ == detail::control.epoch) return;
+  epoch_ = detail::control.epoch;
+  for (vector_clock& c : clocks_) c.clear();
+  for (sync_clocks& s : sync_) {
+    s.exclusive.clear();
+    s.shared.clear();
+  }
+  granules_.clear();
+}
+
+vector_clock& race_detector::clock(operation_id op) {
+  if (op >= clocks_.size()) clocks_.resize(op + 1);
+  vector_clock& c = clocks_[op];
+  if (c.size() <= op) c.resize(op + 1, 0);
+  if (c[op] == 0) c[op] = 1;  // an operation's own component starts at 1: 0 means "never seen"
+  return c;
+}
+
+vector_clock& race_detector::own_clock() {
+  begin_iteration_if_new();
+  return clock(current_operation());
+}
+
+const vector_clock& race_detector::clock_of(operation_id op) {
+  begin_iteration_if_new();
+  return clock(op);
+}
+
+void race_detector::join_into(vector_clock& into, const vector_clock& from) {
+  if (into.size() < from.size()) into.resize(from.size(), 0);
+  for (std::size_t i = 0; i < from.size(); ++i) into[i] = std::max(into[i], from[i]);
+}
+
+void race_detector::acquire(object_id object, bool shared) {
+  vector_clock& mine = own_clock();
+  if (object >= sync_.size()) return;  // nobody released it yet
+  join_into(mine, sync_[object].exclusive);
+  if (!shared) join_into(mine, sync_[object].shared);
+}
+
+void race_detector::release(object_id object, bool shared) {
+  vector_clock& mine = own_clock();
+  if (object >= sync_.size()) sync_.resize(object + 1);
+  join_into(shared ? sync_[object].shared : sync_[object].exclusive, mine);
+  ++mine[current_operation()];  // later accesses are not covered by this release
+}
+
+void race_detector::spawned(operation_id child) {
+  vector_clock& parent_clock = own_clock();
+  const vector_clock copy = parent_clock;
+  ++parent_clock[current_operation()];
+  vector_clock& child_clock = clock(child);
+  join_into(child_clock, copy);
+}
+
+void race_detector::joined(operation_id child) {
+  begin_iteration_if_new();
+  const vector_clock copy = clock(child);  // a copy: clock() may grow clocks_
+  join_into(clock(current_operation()), copy);
+}
+
+bool race_detector::touch_is_shared(std::uintptr_t address) {
+  begin_iteration_if_new();
+  granule& g = granules_[address / granule_bytes];
+  const operation_id me = current_operation();
+  if (g.first_toucher == 0) g.first_toucher = me;
+  else if (g.first_toucher != me) g.shared = true;
+  return g.shared;
+}
+
+std::optional<race> race_detector::check_granule(granule& g, const access_record& a) {
+  const vector_clock& mine = clock(a.operation);
+  std::optional<race> found;
+  const auto overlaps = [&](const access_record& r) {
+    return r.offset < a.offset + a.size && a.offset < r.offset + r.size;
+  };
+  const auto happened_before = [&](const access_record& r) {
+    return r.operation == a.operation || (r.operation < mine.size() && r.clock <= mine[r.operation]);
+  };
+  for (const access_record& r : g.accesses) {
+    if (!(r.write || a.write) || !overlaps(r) || happened_before(r)) continue;
+    found = race{{r.operation, r.write, r.address, r.full_size, r.pc},
+                 {a.operation, a.write, a.address, a.full_size, a.pc}};
+    break;
+  }
+  // Drop what the new access makes redundant, then record it.
+  std::erase_if(g.accesses, [&](const access_record& r) {
+    return happened_before(r) && r.offset >= a.offset && r.offset + r.size <= a.offset + a.size &&
+           (a.write || !r.write);
+  });
+  g.accesses.push_back(a);
+  return found;
+}
+
+std::optional<race> race_detector::on_access(std::uintptr_t address, std::uint32_t size, bool write,
+                                             std::uintptr_t pc) {
+  const vector_clock& mine = own_clock();
+  const operation_id me = current_operation();
+  const std::uint32_t now = mine[me];
+  std::optional<race> first;
+  // An access may span granules (unaligned, 16 bytes, ranges): check each piece.
+  std::uintptr_t at = address;
+  const std::uintptr_t end = address + size;
+  while (at < end) {
+    const std::uintptr_t base = at / granule_bytes * granule_bytes;
+    const std::uintptr_t stop = std::min(end, base + granule_bytes);
+    granule& g = granules_[base / granule_bytes];
+    if (g.first_toucher == 0) g.first_toucher = me;
+    else if (g.first_toucher != me) g.shared = true;
+    const access_record record{me,    now,   static_cast<std::uint8_t>(at - base), static_cast<std::uint8_t>(stop - at),
+                               write, address, size, pc};
+    std::optional<race> r = check_granule(g, record);
+    if (r && !first) first = r;
+    at = stop;
+  }
+  return first;
+}
+
+}  // namespace heddle::rt

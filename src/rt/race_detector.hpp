@@ -1,0 +1,105 @@
+// The happens-before race detector of libheddle-rt (DESIGN.md section 11).
+//
+// Vector clocks in the style of DJIT+, with FastTrack's observation that an
+// access only needs its operation's own clock component (an epoch) to be
+// compared later. Each operation has a vector clock; each object a model
+// synchronizes on has two (what exclusive releases published, what shared
+// releases did, so readers of a reader-writer lock stay unordered among
+// themselves). The models' hb_* hooks (heddle/model.hpp) move clocks along
+// create/join, locks, semaphores, latches, barriers, futures, once and
+// atomics with acquire/release orders.
+//
+// Memory is tracked in 8-byte granules. A granule keeps the accesses no later
+// access has made redundant: an access that happens before a new one and is
+// covered by it (same or fewer bytes, and the new one writes or the old one
+// reads) can only race with what the new one races with, so it is dropped.
+// What remains are exactly the accesses that may still race, which makes the
+// check precise for the accesses it sees (no false reports) while bounding the
+// records by the number of unordered operations.
+//
+// Contract: only the running operation calls in, and only under control; the
+// state belongs to one iteration and is dropped when the next one starts.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "heddle/model.hpp"
+
+namespace heddle::rt {
+
+using vector_clock = std::vector<std::uint32_t>;  // index = operation id
+
+// One side of a race, as the report names it.
+struct access_site {
+  operation_id operation = 0;
+  bool write = false;
+  std::uintptr_t address = 0;
+  std::uint32_t size = 0;
+  std::uintptr_t pc = 0;
+};
+
+struct race {
+  access_site earlier;  // the recorded access
+  access_site later;    // the access being made
+};
+
+class race_detector final : public detail::hb_listener {
+ public:
+  // The access the running operation is about to make; returns the first race
+  // it has with a recorded access, after recording it.
+  std::optional<race> on_access(std::uintptr_t address, std::uint32_t size, bool write, std::uintptr_t pc);
+
+  // Did another operation than the running one touch this granule before?
+  // Marks the granule as touched by the running operation. The memory policy
+  // "shared" makes a point of exactly these accesses.
+  bool touch_is_shared(std::uintptr_t address);
+
+  void acquire(object_id object, bool shared) override;
+  void release(object_id object, bool shared) override;
+  void spawned(operation_id child) override;
+  void joined(operation_id child) override;
+
+  // Operations' clocks, for tests and the benchmark.
+  const vector_clock& clock_of(operation_id op);
+
+ private:
+  struct access_record {
+    operation_id operation;
+    std::uint32_t clock;  // the operation's own component when it accessed
+    std::uint8_t offset;  // first byte within the granule
+    std::uint8_t size;    // bytes within the granule
+    bool write;
+    std::uintptr_t address;  // of the whole access, for the report
+    std::uint32_t full_size;
+    std::uintptr_t pc;
+  };
+  struct granule {
+    operation_id first_toucher = 0;
+    bool shared = false;
+    std::vector<access_record> accesses;
+  };
+  struct sync_clocks {
+    vector_clock exclusive;
+    vector_clock shared;
+  };
+
+  void begin_iteration_if_new();
+  vector_clock& own_clock();
+  vector_clock& clock(operation_id op);
+  static void join_into(vector_clock& into, const vector_clock& from);
+  std::optional<race> check_granule(granule& g, const access_record& access);
+
+  std::uint32_t epoch_ = 0;  // the iteration the state belongs to
+  std::vector<vector_clock> clocks_;      // index = operation id
+  std::vector<sync_clocks> sync_;         // index = object id
+  std::unordered_map<std::uintptr_t, granule> granules_;  // key = address / 8
+};
+
+// The one detector of the process; installed as detail::hb by __tsan_init.
+race_detector& the_race_detector();
+
+}  // namespace heddle::rt

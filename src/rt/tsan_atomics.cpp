@@ -1,0 +1,121 @@
+// The ThreadSanitizer instrumentation ABI, atomic part: every
+// __tsan_atomicN_* operation for N = 8, 16, 32, 64, 128 bits, and the fences.
+//
+// Under control each operation is a modeled atomic operation: a scheduling
+// point (read for loads, write for stores, rmw for the rest) on a resource
+// keyed by the address, then the real memory operation on the program's
+// memory, then the happens-before edges its memory order implies (acquire for
+// an acquire-or-stronger read, release for a release-or-stronger write, both
+// for acq_rel and seq_cst, none for relaxed). Only one operation runs at a
+// time, so the real operation, done sequentially consistent, is exact.
+// compare_exchange_weak may fail spuriously under control, as heddle::atomic
+// does, when spurious CAS failures are on. Outside control only the real
+// operation runs.
+#include <cstdint>
+
+#include "rt/tsan_runtime.hpp"
+
+#define HEDDLE_TSAN_API extern "C" __attribute__((visibility("default"), used))
+#define HEDDLE_CALLER_PC reinterpret_cast<std::uintptr_t>(__builtin_return_address(0))
+
+namespace {
+
+using heddle::point_kind;
+using heddle::rt::tsan::tsan_order;
+__extension__ typedef __int128 int128;
+
+constexpr int sc = __ATOMIC_SEQ_CST;
+
+template <class T>
+std::uintptr_t address_of(const volatile T* a) {
+  return reinterpret_cast<std::uintptr_t>(a);
+}
+
+// Point before, edges after; the real operation in between.
+template <class T, class Op>
+T modeled(point_kind kind, const volatile T* a, int order, std::uintptr_t pc, Op op) {
+  if (!heddle::rt::tsan::hooks_active()) return op();
+  heddle::rt::tsan::atomic_point(kind, address_of(a), pc);
+  const T result = op();
+  heddle::rt::tsan::atomic_edges(kind, address_of(a), static_cast<tsan_order>(order));
+  return result;
+}
+
+template <class T>
+int compare_exchange(volatile T* a, T* expected, T desired, int success, int failure, bool weak,
+                     std::uintptr_t pc) {
+  if (!heddle::rt::tsan::hooks_active()) return __atomic_compare_exchange_n(a, expected, desired, weak, sc, sc);
+  heddle::rt::tsan::atomic_point(point_kind::rmw, address_of(a), pc);
+  bool done = false;
+  const T current = __atomic_load_n(a, sc);
+  if (weak && current == *expected && heddle::rt::tsan::spurious_cas_failure(address_of(a))) {
+    done = false;  // a spurious failure still reports the current value
+  } else {
+    done = __atomic_compare_exchange_n(a, expected, desired, false, sc, sc);
+  }
+  if (!done) *expected = current;
+  // A failed exchange is a load with the failure order.
+  heddle::rt::tsan::atomic_edges(done ? point_kind::rmw : point_kind::read, address_of(a),
+                           static_cast<tsan_order>(done ? success : failure));
+  return done ? 1 : 0;
+}
+
+}  // namespace
+
+#define HEDDLE_TSAN_ATOMICS(bits, T)                                                                           \
+  HEDDLE_TSAN_API T __tsan_atomic##bits##_load(const volatile T* a, int mo) {                                  \
+    return modeled(point_kind::read, a, mo, HEDDLE_CALLER_PC, [&] { return __atomic_load_n(a, sc); });         \
+  }                                                                                                            \
+  HEDDLE_TSAN_API void __tsan_atomic##bits##_store(volatile T* a, T v, int mo) {                               \
+    modeled(point_kind::write, a, mo, HEDDLE_CALLER_PC, [&] {                                                  \
+      __atomic_store_n(a, v, sc);                                                                              \
+      return v;                                                                                                \
+    });                                                                                                        \
+  }                                                                                                            \
+  HEDDLE_TSAN_API T __tsan_atomic##bits##_exchange(volatile T* a, T v, int mo) {                               \
+    return modeled(point_kind::rmw, a, mo, HEDDLE_CALLER_PC, [&] { return __atomic_exchange_n(a, v, sc); });   \
+  }                                                                                                            \
+  HEDDLE_TSAN_API T __tsan_atomic##bits##_fetch_add(volatile T* a, T v, int mo) {                              \
+    return modeled(point_kind::rmw, a, mo, HEDDLE_CALLER_PC, [&] { return __atomic_fetch_add(a, v, sc); });    \
+  }                                                                                                            \
+  HEDDLE_TSAN_API T __tsan_atomic##bits##_fetch_sub(volatile T* a, T v, int mo) {                              \
+    return modeled(point_kind::rmw, a, mo, HEDDLE_CALLER_PC, [&] { return __atomic_fetch_sub(a, v, sc); });    \
+  }                                                                                                            \
+  HEDDLE_TSAN_API T __tsan_atomic##bits##_fetch_and(volatile T* a, T v, int mo) {                              \
+    return modeled(point_kind::rmw, a, mo, HEDDLE_CALLER_PC, [&] { return __atomic_fetch_and(a, v, sc); });    \
+  }                                                                                                            \
+  HEDDLE_TSAN_API T __tsan_atomic##bits##_fetch_or(volatile T* a, T v, int mo) {                               \
+    return modeled(point_kind::rmw, a, mo, HEDDLE_CALLER_PC, [&] { return __atomic_fetch_or(a, v, sc); });     \
+  }                                                                                                            \
+  HEDDLE_TSAN_API T __tsan_atomic##bits##_fetch_xor(volatile T* a, T v, int mo) {                              \
+    return modeled(point_kind::rmw, a, mo, HEDDLE_CALLER_PC, [&] { return __atomic_fetch_xor(a, v, sc); });    \
+  }                                                                                                            \
+  HEDDLE_TSAN_API T __tsan_atomic##bits##_fetch_nand(volatile T* a, T v, int mo) {                             \
+    return modeled(point_kind::rmw, a, mo, HEDDLE_CALLER_PC, [&] { return __atomic_fetch_nand(a, v, sc); });   \
+  }                                                                                                            \
+  HEDDLE_TSAN_API int __tsan_atomic##bits##_compare_exchange_strong(volatile T* a, T* c, T v, int mo, int fmo) { \
+    return compare_exchange(a, c, v, mo, fmo, false, HEDDLE_CALLER_PC);                                        \
+  }                                                                                                            \
+  HEDDLE_TSAN_API int __tsan_atomic##bits##_compare_exchange_weak(volatile T* a, T* c, T v, int mo, int fmo) { \
+    return compare_exchange(a, c, v, mo, fmo, true, HEDDLE_CALLER_PC);                                         \
+  }                                                                                                            \
+  HEDDLE_TSAN_API T __tsan_atomic##bits##_compare_exchange_val(volatile T* a, T c, T v, int mo, int fmo) {     \
+    compare_exchange(a, &c, v, mo, fmo, false, HEDDLE_CALLER_PC);                                              \
+    return c;                                                                                                  \
+  }
+
+HEDDLE_TSAN_ATOMICS(8, std::int8_t)
+HEDDLE_TSAN_ATOMICS(16, std::int16_t)
+HEDDLE_TSAN_ATOMICS(32, std::int32_t)
+HEDDLE_TSAN_ATOMICS(64, std::int64_t)
+HEDDLE_TSAN_ATOMICS(128, int128)
+
+#undef HEDDLE_TSAN_ATOMICS
+
+// Fences are points; their ordering effect on plain accesses is not modeled
+// (as in libtsan), so fence-based publication is reported as a race.
+HEDDLE_TSAN_API void __tsan_atomic_thread_fence(int) {
+  if (heddle::rt::tsan::hooks_active()) heddle::rt::tsan::fence(HEDDLE_CALLER_PC);
+  __atomic_thread_fence(sc);
+}
+HEDDLE_TSAN_API void __tsan_atomic_signal_fence(int) { __atomic_signal_fence(sc); }

@@ -1,0 +1,199 @@
+// The controlled side of the ThreadSanitizer hooks; see tsan_runtime.hpp.
+//
+// Objects are resources keyed by address: one per atomic address (kind
+// atomic), one per 8-byte granule of plain memory (kind variable), one per
+// annotated sync address. They are registered on first use in each iteration,
+// so their ids follow first-use order and traces stay stable under ASLR. The
+// resources live in pools reused across iterations; what maps addresses to them
+// is dropped when an iteration starts.
+#include "rt/tsan_runtime.hpp"
+
+#include <deque>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "engine/engine.hpp"
+#include "rt/race_detector.hpp"
+#include "rt/symbolizer.hpp"
+#include "runner/timeline.hpp"
+
+namespace heddle::rt::tsan {
+
+namespace {
+
+using rt::access_site;
+using rt::race;
+using rt::race_detector;
+using rt::symbolize;
+using rt::symbolize_data;
+using rt::the_race_detector;
+
+using detail::engine;
+
+class resource_pool {
+ public:
+  explicit resource_pool(object_kind kind) : kind_(kind) {}
+  void clear() {
+    by_address_.clear();
+    used_ = 0;
+  }
+  const resource& at(std::uintptr_t address) {
+    auto [it, fresh] = by_address_.try_emplace(address, nullptr);
+    if (fresh) {
+      if (used_ == pool_.size()) pool_.emplace_back(kind_);
+      it->second = &pool_[used_++];
+    }
+    return *it->second;
+  }
+
+ private:
+  object_kind kind_;
+  std::deque<resource> pool_;  // stable addresses; stale ones re-register on use
+  std::size_t used_ = 0;
+  std::unordered_map<std::uintptr_t, const resource*> by_address_;
+};
+
+struct iteration_state {
+  std::uint32_t epoch = 0;
+  resource_pool atomics{object_kind::atomic};
+  resource_pool variables{object_kind::variable};
+  resource_pool annotated{object_kind::user};
+  std::vector<std::vector<std::uintptr_t>> stacks;  // index = operation id: callers' pcs
+  std::vector<int> ignoring;                        // index = operation id: ignore depth
+
+  void begin_if_new() {
+    if (epoch == detail::control.epoch) return;
+    epoch = detail::control.epoch;
+    atomics.clear();
+    variables.clear();
+    annotated.clear();
+    for (auto& s : stacks) s.clear();
+    for (int& i : ignoring) i = 0;
+  }
+  std::vector<std::uintptr_t>& stack() {
+    const operation_id op = current_operation();
+    if (op >= stacks.size()) stacks.resize(op + 1);
+    return stacks[op];
+  }
+  int& ignore_depth() {
+    const operation_id op = current_operation();
+    if (op >= ignoring.size()) ignoring.resize(op + 1, 0);
+    return ignoring[op];
+  }
+};
+
+iteration_state& state() {
+  static iteration_state s;
+  s.begin_if_new();
+  return s;
+}
+
+source_position symbolize_for_report(std::uintptr_t pc) { return symbolize(pc); }
+
+std::string side(const engine& e, const access_site& a, const race& r) {
+  std::string text = fmt::format("{} by {}", a.write ? "write" : "read", e.describe_operation(a.operation));
+  if (a.address != r.later.address || a.size != r.later.size)
+    text += fmt::format(" ({} bytes at {:#x})", a.size, a.address);
+  const source_position p = symbolize(a.pc);
+  if (p.known()) text += fmt::format(" at {}:{}", p.file, p.line);
+  if (!p.function.empty()) text += " in " + p.function;
+  return text;
+}
+
+[[gnu::noinline]] void report_race(engine& e, const race& r) {
+  const std::string variable = symbolize_data(r.later.address);
+  std::string message = fmt::format("data race on {} bytes at {:#x}{}: {}, and {}", r.later.size, r.later.address,
+                                    variable.empty() ? "" : " (" + variable + ")", side(e, r.earlier, r),
+                                    side(e, r.later, r));
+  const std::vector<std::uintptr_t>& stack = state().stack();
+  if (!stack.empty()) {
+    const source_position caller = symbolize(stack.back());
+    if (caller.known()) message += fmt::format(" (called from {}:{})", caller.file, caller.line);
+  }
+  message += ", not ordered by happens-before";
+  // Not unwinding here: the access may sit in C code or a noexcept function.
+  // The iteration ends at this operation's next scheduling point.
+  e.report(bug_kind::data_race, std::move(message), symbolize(r.later.pc), false);
+}
+
+}  // namespace
+
+namespace {
+bool installed = false;
+}
+
+bool instrumented() noexcept { return installed; }
+
+void install() {
+  installed = true;
+  detail::hb = &the_race_detector();
+  detail::symbolize_pc = &symbolize_for_report;
+}
+
+void memory_access(std::uintptr_t address, std::uint32_t size, bool write, std::uintptr_t pc) {
+  engine* e = engine::current();
+  iteration_state& s = state();
+  if (s.ignore_depth() > 0 || size == 0) return;
+  race_detector& detector = the_race_detector();
+  bool point = false;
+  switch (e->config().memory) {
+    case memory_policy::all: point = true; break;
+    case memory_policy::shared: point = detector.touch_is_shared(address); break;
+    case memory_policy::none: break;
+  }
+  if (point) {
+    const resource& r = s.variables.at(address / 8 * 8);
+    e->point(write ? point_kind::write : point_kind::read, r.id(), std::source_location{}, pc);
+  }
+  if (e->unwinding() || !e->config().detect_races) return;
+  if (const std::optional<race> r = detector.on_access(address, size, write, pc)) report_race(*e, *r);
+}
+
+void atomic_point(point_kind kind, std::uintptr_t address, std::uintptr_t pc) {
+  const resource& r = state().atomics.at(address);
+  engine::current()->point(kind, r.id(), std::source_location{}, pc);
+}
+
+void atomic_edges(point_kind kind, std::uintptr_t address, tsan_order order) {
+  if (!hooks_active()) return;
+  const bool acquires = order != tsan_order::relaxed && order != tsan_order::release;
+  const bool releases = order == tsan_order::release || order == tsan_order::acq_rel || order == tsan_order::seq_cst;
+  const resource& r = state().atomics.at(address);
+  if (kind != point_kind::write && acquires) the_race_detector().acquire(r.id(), false);
+  if (kind != point_kind::read && releases) the_race_detector().release(r.id(), false);
+}
+
+bool spurious_cas_failure(std::uintptr_t address) {
+  if (!spurious_cas_failures_enabled()) return false;
+  return choose_rare(point_kind::rmw, state().atomics.at(address));
+}
+
+void fence(std::uintptr_t pc) { engine::current()->point(point_kind::fence, 0, std::source_location{}, pc); }
+
+void function_entry(std::uintptr_t caller_pc) { state().stack().push_back(caller_pc); }
+
+void function_exit() {
+  // An exception skips exits: the stack may be shorter than the code's depth.
+  auto& stack = state().stack();
+  if (!stack.empty()) stack.pop_back();
+}
+
+void ignore_begin() { ++state().ignore_depth(); }
+
+void ignore_end() {
+  int& depth = state().ignore_depth();
+  if (depth > 0) --depth;
+}
+
+void annotated_acquire(std::uintptr_t address, bool shared) {
+  the_race_detector().acquire(state().annotated.at(address).id(), shared);
+}
+
+void annotated_release(std::uintptr_t address, bool shared) {
+  the_race_detector().release(state().annotated.at(address).id(), shared);
+}
+
+}  // namespace heddle::rt::tsan

@@ -1,0 +1,55 @@
+// What the ThreadSanitizer entry points (tsan_interface.cpp,
+// tsan_atomics.cpp) do under control: memory accesses as optional scheduling
+// points checked by the race detector, atomics as modeled atomic operations,
+// the shadow call stack, and sync annotations.
+//
+// Contract: every function here is called only when hooks_active() is true, by
+// the running operation; a hook outside control does the real memory
+// operation and nothing else. heddle's own code is not instrumented, so none
+// of this recurses.
+#pragma once
+
+#include <cstdint>
+
+#include "heddle/model.hpp"
+
+namespace heddle::rt::tsan {
+
+// True when a hook must act: an operation of a controlled iteration runs and
+// the iteration is not being unwound.
+inline bool hooks_active() noexcept { return detail::control.running != 0 && !detail::control.unwinding; }
+
+// The C ABI's memory orders (tsan_interface_atomic.h).
+enum class tsan_order : int { relaxed, consume, acquire, release, acq_rel, seq_cst };
+
+// A plain access the instrumented code is about to make: a scheduling point
+// if the memory policy says so, then the race check.
+void memory_access(std::uintptr_t address, std::uint32_t size, bool write, std::uintptr_t pc);
+
+// An atomic operation on `address` is about to happen: a read, write or rmw
+// point on the atomic's resource.
+void atomic_point(point_kind kind, std::uintptr_t address, std::uintptr_t pc);
+// Its happens-before edges once it has happened (`kind` as for the point).
+void atomic_edges(point_kind kind, std::uintptr_t address, tsan_order order);
+// May this compare_exchange_weak, whose comparison would succeed, fail
+// spuriously? A rare choice of the strategy when spurious CAS failures are on.
+bool spurious_cas_failure(std::uintptr_t address);
+void fence(std::uintptr_t pc);
+
+void function_entry(std::uintptr_t caller_pc);
+void function_exit();
+void ignore_begin();
+void ignore_end();
+
+// Annotations (__tsan_acquire/__tsan_release, __tsan_mutex_*): edges through
+// a sync object keyed by address.
+void annotated_acquire(std::uintptr_t address, bool shared);
+void annotated_release(std::uintptr_t address, bool shared);
+
+// Installs the race detector and the report's symbolizer (from __tsan_init).
+void install();
+// True once some module built with -fsanitize=thread has called __tsan_init:
+// without it, heddle sees only synchronization, not memory accesses.
+bool instrumented() noexcept;
+
+}  // namespace heddle::rt::tsan

@@ -1,0 +1,95 @@
+// Instrumented C code the tsan tests drive (compiled with -fsanitize=thread,
+// like a program built with heddle-cc). No heddle header: only plain C and
+// C11 atomics, so what heddle sees is what the compiler emitted. Tests check
+// the file:line of reports against the lines marked "line:" below, so edit
+// with care.
+#include "programs.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+int plain_counter;
+
+void bump(void) {
+  plain_counter = plain_counter + 1;  // line: bump
+}
+
+int read_counter(void) {
+  return plain_counter;  // line: read_counter
+}
+
+void bump_twice(void) {
+  bump();
+  bump();
+}
+
+struct account checking;
+
+void deposit(int amount) {
+  int balance = checking.balance;
+  checking.balance = balance + amount;
+  checking.deposits = checking.deposits + 1;
+}
+
+_Atomic int atomic_counter;
+
+void atomic_bump(int times) {
+  for (int i = 0; i < times; ++i) atomic_fetch_add_explicit(&atomic_counter, 1, memory_order_relaxed);
+}
+
+int payload;
+_Atomic int ready;
+
+void publish(int value, int release) {
+  payload = value;
+  atomic_store_explicit(&ready, 1, release ? memory_order_release : memory_order_relaxed);
+}
+
+int consume(int acquire) {
+  while (!atomic_load_explicit(&ready, acquire ? memory_order_acquire : memory_order_relaxed)) {
+  }
+  return payload;  // line: consume
+}
+
+int weak_cas_fails(_Atomic int* word) {
+  int expected = atomic_load(word);
+  return !atomic_compare_exchange_weak(word, &expected, expected + 1);
+}
+
+tsan_u128 wide_exchange(tsan_u128* word, tsan_u128 value) {
+  return __atomic_exchange_n(word, value, __ATOMIC_SEQ_CST);
+}
+
+unsigned char bytes[16];
+
+void write_byte(int index) { bytes[index] = (unsigned char)(bytes[index] + 1); }
+
+// Threads through the interposed pthread API (libheddle-rt's pthread surface):
+// each worker records itself in a plain int, under the mutex or not; main reads
+// it after joining both.
+static int last_finisher;
+static pthread_mutex_t last_finisher_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t setup_once = PTHREAD_ONCE_INIT;
+static int setup_value;
+
+static void setup(void) { setup_value = 7; }
+
+static void* finish(void* arg) {
+  const int locked = arg != 0;
+  pthread_once(&setup_once, setup);
+  if (setup_value != 7) return NULL;
+  if (locked) pthread_mutex_lock(&last_finisher_lock);
+  last_finisher = last_finisher + 1;  // line: finish
+  if (locked) pthread_mutex_unlock(&last_finisher_lock);
+  return NULL;
+}
+
+int pthread_finishers(int locked) {
+  pthread_t a, b;
+  last_finisher = 0;
+  pthread_create(&a, NULL, finish, locked ? &last_finisher : NULL);
+  pthread_create(&b, NULL, finish, locked ? &last_finisher : NULL);
+  pthread_join(a, NULL);
+  pthread_join(b, NULL);
+  return last_finisher;
+}

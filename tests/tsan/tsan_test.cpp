@@ -1,0 +1,373 @@
+// libheddle-rt's ThreadSanitizer ABI, in process: this file and programs.c
+// are compiled with -fsanitize=thread and linked to libheddle-rt instead of
+// libtsan, as heddle-cc would, and their bodies run under heddle::explore.
+// Checks: memory accesses as scheduling points under each --memory policy,
+// atomics as modeled operations (exact, with points and spurious weak-CAS
+// failures), the race detector (reports with both accesses and source lines;
+// no report where models order the accesses), replay of a race, and that
+// hooks outside control do the plain operation.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "heddle/barrier.hpp"
+#include "heddle/explore.hpp"
+#include "heddle/future.hpp"
+#include "heddle/latch.hpp"
+#include "heddle/mutex.hpp"
+#include "heddle/once.hpp"
+#include "heddle/semaphore.hpp"
+#include "heddle/shared_mutex.hpp"
+#include "heddle/thread.hpp"
+#include "programs.h"
+#include "shared_counter.h"
+
+namespace {
+
+heddle::options quiet(heddle::options o = {}) {
+  o.print_report = false;
+  o.out.clear();
+  return o;
+}
+
+// "programs.c:13": the line of programs.c marked "// line: <marker>".
+std::string where(const std::string& marker, const std::string& path = TSAN_PROGRAMS_SOURCE) {
+  std::ifstream in(path);
+  std::string text;
+  for (int n = 1; std::getline(in, text); ++n)
+    if (text.ends_with("// line: " + marker))
+      return std::filesystem::path(path).filename().string() + ":" + std::to_string(n);
+  ADD_FAILURE() << "no line marked " << marker;
+  return "?";
+}
+
+// Two threads each running `body`, joined.
+template <class F>
+void two_threads(F body) {
+  heddle::thread a(body);
+  heddle::thread b(body);
+  a.join();
+  b.join();
+}
+
+}  // namespace
+
+// --- memory accesses as scheduling points ----------------------------------
+
+TEST(tsan_memory, lost_update_on_a_plain_int_needs_memory_points) {
+  const auto lost_update = [] {
+    plain_counter = 0;
+    two_threads(bump);
+    HEDDLE_ASSERT(plain_counter == 2);
+  };
+  for (auto policy : {heddle::memory_policy::all, heddle::memory_policy::shared}) {
+    const auto r = heddle::explore(
+        quiet({.iterations = 2000, .strategy = "random", .memory = policy, .detect_races = false}), lost_update);
+    ASSERT_TRUE(r.bug) << to_string(policy);
+    EXPECT_EQ(r.bug->kind, heddle::bug_kind::assertion);
+    EXPECT_EQ(r.bug->message, "assertion failed: plain_counter == 2");
+  }
+  // Without memory points each bump runs whole: the update is never lost.
+  const auto none = heddle::explore(
+      quiet({.iterations = 500, .strategy = "random", .memory = heddle::memory_policy::none, .detect_races = false}),
+      lost_update);
+  EXPECT_FALSE(none.bug) << none.report;
+}
+
+TEST(tsan_memory, shared_policy_makes_points_only_of_addresses_two_operations_touched) {
+  // One iteration under dfs takes the same first schedule whatever the policy.
+  // The threads' closures are written by main and read by the threads: shared
+  // too, so the baseline is the same program without the byte accesses.
+  const auto steps = [](heddle::memory_policy policy, int first, int second) {
+    const auto r = heddle::explore(
+        quiet({.iterations = 1, .strategy = "dfs", .memory = policy, .detect_races = false}), [=] {
+          heddle::thread a([=] { if (first >= 0) write_byte(first); });
+          heddle::thread b([=] { if (second >= 0) write_byte(second); });
+          a.join();
+          b.join();
+        });
+    EXPECT_FALSE(r.bug) << r.report;
+    return r.stats.steps_total;
+  };
+  const auto baseline = steps(heddle::memory_policy::shared, -1, -1);
+  // bytes[0] and bytes[8] lie in different 8-byte granules: nothing shared.
+  EXPECT_EQ(steps(heddle::memory_policy::shared, 0, 8), baseline);
+  // The same byte: the second thread's read and write become points.
+  EXPECT_EQ(steps(heddle::memory_policy::shared, 0, 0), baseline + 2);
+  // Under "all", every read and write of the two bytes is a point too.
+  EXPECT_GE(steps(heddle::memory_policy::all, 0, 8), baseline + 4);
+  // Under "none", not even the closures' accesses are.
+  EXPECT_LT(steps(heddle::memory_policy::none, 0, 0), baseline);
+}
+
+TEST(tsan_memory, atomicity_violation_on_a_shared_struct_is_found) {
+  const auto r = heddle::explore(quiet({.iterations = 2000, .strategy = "random", .detect_races = false}), [] {
+    checking = {100, 0};
+    heddle::thread a([] { deposit(10); });
+    heddle::thread b([] { deposit(20); });
+    a.join();
+    b.join();
+    HEDDLE_ASSERT(checking.balance == 130 && checking.deposits == 2);
+  });
+  ASSERT_TRUE(r.bug);
+  EXPECT_EQ(r.bug->kind, heddle::bug_kind::assertion);
+}
+
+// --- atomics -----------------------------------------------------------------
+
+TEST(tsan_atomics, fetch_add_is_exact_and_each_operation_is_a_point) {
+  const auto r = heddle::explore(quiet({.iterations = 300, .strategy = "random"}), [] {
+    atomic_counter = 0;
+    two_threads([] { atomic_bump(5); });
+    HEDDLE_ASSERT(atomic_counter == 10);
+  });
+  ASSERT_FALSE(r.bug) << r.report;
+  // 10 rmw points, plus starts, finishes and joins.
+  EXPECT_GE(r.stats.steps_min, 10u);
+}
+
+TEST(tsan_atomics, compare_exchange_weak_fails_spuriously_only_when_enabled) {
+  int failures_on = 0;
+  int failures_off = 0;
+  for (auto [enabled, failures] : {std::pair{true, &failures_on}, std::pair{false, &failures_off}}) {
+    const auto r = heddle::explore(quiet({.iterations = 400, .strategy = "random", .spurious_cas_failures = enabled}),
+                                   [failures] {
+                                     int word = 0;
+                                     *failures += weak_cas_fails(&word);
+                                   });
+    ASSERT_FALSE(r.bug) << r.report;
+  }
+  EXPECT_GT(failures_on, 0);
+  EXPECT_EQ(failures_off, 0);
+}
+
+TEST(tsan_atomics, sixteen_byte_exchange_is_real) {
+  const auto r = heddle::explore(quiet({.iterations = 10}), [] {
+    alignas(16) tsan_u128 word = 5;
+    const tsan_u128 big = static_cast<tsan_u128>(1) << 100;
+    HEDDLE_ASSERT(wide_exchange(&word, big) == 5);
+    HEDDLE_ASSERT(word == big);
+  });
+  EXPECT_FALSE(r.bug) << r.report;
+}
+
+TEST(tsan_atomics, hooks_outside_control_do_the_plain_operation) {
+  atomic_counter = 0;
+  atomic_bump(3);
+  EXPECT_EQ(atomic_counter, 3);
+  plain_counter = 41;
+  bump();
+  EXPECT_EQ(read_counter(), 42);
+  alignas(16) tsan_u128 word = 7;
+  EXPECT_TRUE(wide_exchange(&word, 9) == 7);
+}
+
+// --- the race detector -------------------------------------------------------
+
+TEST(tsan_races, unordered_write_and_read_are_reported_with_both_source_lines) {
+  const auto r = heddle::explore(quiet({.iterations = 200, .strategy = "random"}), [] {
+    heddle::thread writer(bump);
+    heddle::thread reader([] { (void)read_counter(); });
+    writer.join();
+    reader.join();
+  });
+  ASSERT_TRUE(r.bug);
+  EXPECT_EQ(r.bug->kind, heddle::bug_kind::data_race);
+  const std::string& m = r.bug->message;
+  EXPECT_NE(m.find("data race on 4 bytes at 0x"), std::string::npos) << m;
+  EXPECT_NE(m.find(" (plain_counter): "), std::string::npos) << m;
+  EXPECT_NE(m.find("write by operation"), std::string::npos) << m;
+  EXPECT_NE(m.find("read by operation"), std::string::npos) << m;
+  EXPECT_NE(m.find(where("bump") + " in bump"), std::string::npos) << m;
+  EXPECT_NE(m.find(where("read_counter") + " in read_counter"), std::string::npos) << m;
+  EXPECT_NE(m.find("not ordered by happens-before"), std::string::npos) << m;
+  EXPECT_EQ(r.bug->where.line, std::stoul(where(r.bug->where.function).substr(11))) << m;
+  // The report's interleaving shows where memory steps happened.
+  EXPECT_NE(r.report.find("(programs.c:"), std::string::npos) << r.report;
+}
+
+TEST(tsan_races, race_in_an_instrumented_shared_library_is_found_with_its_source_line) {
+  const auto r = heddle::explore(quiet({.iterations = 100, .strategy = "random"}), [] {
+    heddle::thread a([] { add_to_total(1); });
+    heddle::thread b([] { add_to_total(2); });
+    a.join();
+    b.join();
+  });
+  ASSERT_TRUE(r.bug);
+  EXPECT_EQ(r.bug->kind, heddle::bug_kind::data_race);
+  EXPECT_NE(r.bug->message.find("(shared_total)"), std::string::npos) << r.bug->message;
+  EXPECT_NE(r.bug->message.find(where("add_to_total", TSAN_SHARED_SOURCE) + " in add_to_total"), std::string::npos)
+      << r.bug->message;
+}
+
+TEST(tsan_races, race_found_in_the_first_iteration_even_when_no_assertion_fails) {
+  // The threads' bumps are unordered; the detector needs no bad interleaving.
+  const auto r = heddle::explore(quiet({.iterations = 1, .memory = heddle::memory_policy::none}), [] {
+    plain_counter = 0;
+    two_threads(bump);
+  });
+  ASSERT_TRUE(r.bug);
+  EXPECT_EQ(r.bug->kind, heddle::bug_kind::data_race);
+}
+
+TEST(tsan_races, relaxed_publication_races_and_release_acquire_does_not) {
+  const auto run = [](int ordered) {
+    return heddle::explore(quiet({.iterations = 300, .strategy = "random"}), [ordered] {
+      payload = 0;
+      ready = 0;
+      heddle::thread producer([ordered] { publish(42, ordered); });
+      heddle::thread consumer([ordered] { HEDDLE_ASSERT(consume(ordered) == 42); });
+      producer.join();
+      consumer.join();
+    });
+  };
+  const auto relaxed = run(0);
+  ASSERT_TRUE(relaxed.bug);
+  EXPECT_EQ(relaxed.bug->kind, heddle::bug_kind::data_race);
+  EXPECT_NE(relaxed.bug->message.find(where("consume")), std::string::npos) << relaxed.bug->message;
+  const auto ordered = run(1);
+  EXPECT_FALSE(ordered.bug) << ordered.report;
+}
+
+TEST(tsan_races, adjacent_bytes_do_not_race) {
+  const auto r = heddle::explore(quiet({.iterations = 200, .strategy = "random"}), [] {
+    heddle::thread a([] { write_byte(2); });
+    heddle::thread b([] { write_byte(3); });  // same granule, other byte
+    a.join();
+    b.join();
+  });
+  EXPECT_FALSE(r.bug) << r.report;
+}
+
+// Every model's edges order the two bumps: no race under any schedule.
+TEST(tsan_races, models_order_accesses_no_false_reports) {
+  const heddle::options o = quiet({.iterations = 200, .strategy = "random"});
+  const auto check = [&](const char* what, std::function<void()> body) {
+    const auto r = heddle::explore(o, body);
+    EXPECT_FALSE(r.bug) << what << ": " << r.report;
+  };
+  check("create and join", [] {
+    plain_counter = 0;
+    heddle::thread t(bump);
+    t.join();
+    bump();
+  });
+  check("mutex", [] {
+    heddle::mutex m;
+    two_threads([&] {
+      std::lock_guard g(m);
+      bump();
+    });
+  });
+  check("shared_mutex", [] {
+    heddle::shared_mutex m;
+    heddle::thread w([&] {
+      std::lock_guard g(m);
+      bump();
+    });
+    heddle::thread r([&] {
+      std::shared_lock g(m);
+      (void)read_counter();
+    });
+    w.join();
+    r.join();
+  });
+  check("semaphore", [] {
+    heddle::binary_semaphore done(0);
+    heddle::thread t([&] {
+      bump();
+      done.release();
+    });
+    done.acquire();
+    bump();
+    t.join();
+  });
+  check("latch", [] {
+    heddle::latch l(1);
+    heddle::thread t([&] {
+      bump();
+      l.count_down();
+    });
+    l.wait();
+    bump();
+    t.join();
+  });
+  check("barrier", [] {
+    heddle::barrier b(2);
+    heddle::thread t([&] {
+      bump();
+      b.arrive_and_wait();
+    });
+    b.arrive_and_wait();
+    bump();
+    t.join();
+  });
+  check("future", [] {
+    heddle::promise<int> p;
+    heddle::future<int> f = p.get_future();
+    heddle::thread t([&] {
+      bump();
+      p.set_value(1);
+    });
+    (void)f.get();
+    bump();
+    t.join();
+  });
+  check("call_once", [] {
+    static heddle::once_flag* flag = nullptr;
+    heddle::once_flag local;
+    flag = &local;
+    two_threads([] { heddle::call_once(*flag, bump); });
+  });
+}
+
+TEST(tsan_races, pthread_programs_get_edges_from_create_join_once_and_mutexes) {
+  const auto racy = heddle::explore(quiet({.iterations = 100, .strategy = "random"}), [] { (void)pthread_finishers(0); });
+  ASSERT_TRUE(racy.bug);
+  EXPECT_EQ(racy.bug->kind, heddle::bug_kind::data_race);
+  EXPECT_NE(racy.bug->message.find("(last_finisher)"), std::string::npos) << racy.bug->message;
+  EXPECT_NE(racy.bug->message.find(where("finish") + " in finish"), std::string::npos) << racy.bug->message;
+  const auto locked = heddle::explore(quiet({.iterations = 300, .strategy = "random"}), [] {
+    HEDDLE_ASSERT(pthread_finishers(1) == 2);
+  });
+  EXPECT_FALSE(locked.bug) << locked.report;
+}
+
+TEST(tsan_races, shared_lock_readers_are_not_ordered_with_each_other) {
+  const auto r = heddle::explore(quiet({.iterations = 200, .strategy = "random"}), [] {
+    heddle::shared_mutex m;
+    two_threads([&] {
+      std::shared_lock g(m);
+      bump();  // a write under a read lock: a race between the readers
+    });
+  });
+  ASSERT_TRUE(r.bug);
+  EXPECT_EQ(r.bug->kind, heddle::bug_kind::data_race);
+}
+
+TEST(tsan_races, a_race_replays_from_its_trace) {
+  const std::string out = ::testing::TempDir() + "tsan_replay";
+  std::filesystem::remove_all(out);
+  heddle::options o = quiet({.iterations = 500, .strategy = "random"});
+  o.out = out;
+  const auto body = [] {
+    plain_counter = 0;
+    two_threads(bump_twice);
+  };
+  const auto found = heddle::explore(o, body);
+  ASSERT_TRUE(found.bug);
+  ASSERT_FALSE(found.trace_file.empty());
+  for (int i = 0; i < 5; ++i) {
+    heddle::options again = quiet();
+    again.replay = found.trace_file;
+    const auto replayed = heddle::explore(again, body);
+    ASSERT_FALSE(replayed.divergence) << *replayed.divergence;
+    ASSERT_TRUE(replayed.bug);
+    EXPECT_EQ(replayed.bug->kind, heddle::bug_kind::data_race);
+    EXPECT_EQ(replayed.bug->message, found.bug->message);
+  }
+  std::filesystem::remove_all(out);
+}
