@@ -1,0 +1,114 @@
+// The memory-access programs of tests/pushbutton (lost update on a plain int,
+// atomicity violation, Chase-Lev deque with a wrong memory order, a race that
+// fails no assertion), run in process: each program, compiled with
+// -fsanitize=thread and its main renamed pushbutton_<name>, is the body of an
+// iteration. The buggy one must show the bug its "// expect:" line names within
+// 10,000 iterations, under its "// heddle:" flags; the fixed twin must pass
+// 1,000 iterations; the bug's trace must replay it 100 times out of 100. (The
+// fork server's harness runs the same programs as processes.)
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <string>
+
+#include "heddle/explore.hpp"
+
+extern "C" int pushbutton_lost_update(void);
+extern "C" int pushbutton_lost_update_fixed(void);
+extern "C" int pushbutton_race_without_failure(void);
+extern "C" int pushbutton_race_without_failure_fixed(void);
+int pushbutton_atomicity_violation();
+int pushbutton_atomicity_violation_fixed();
+int pushbutton_chase_lev();
+int pushbutton_chase_lev_fixed();
+
+namespace {
+
+struct program {
+  const char* file;
+  std::function<int()> buggy;
+  std::function<int()> fixed;
+};
+
+struct expectation {
+  heddle::bug_kind kind = heddle::bug_kind::assertion;
+  std::string message;
+  heddle::options options;
+};
+
+// "// expect: <kind> <substring>" and "// heddle: <flags>" from the program's head.
+expectation read_expectation(const std::string& file) {
+  std::ifstream in(std::string(TSAN_PUSHBUTTON_DIR) + "/" + file);
+  expectation e;
+  e.options.print_report = false;
+  std::string line;
+  while (std::getline(in, line) && line.starts_with("//")) {
+    if (line.starts_with("// expect: ")) {
+      const std::string rest = line.substr(11);
+      const auto space = rest.find(' ');
+      const auto kind = heddle::parse_bug_kind(rest.substr(0, space));
+      if (!kind) ADD_FAILURE() << file << ": unknown bug kind in " << line;
+      e.kind = kind.value_or(heddle::bug_kind::assertion);
+      e.message = space == std::string::npos ? "" : rest.substr(space + 1);
+    } else if (line.starts_with("// heddle: ")) {
+      const std::string flags = line.substr(11);
+      if (flags.find("--detect-races=false") != std::string::npos) e.options.detect_races = false;
+      if (flags.find("--memory=all") != std::string::npos) e.options.memory = heddle::memory_policy::all;
+      if (flags.find("--memory=none") != std::string::npos) e.options.memory = heddle::memory_policy::none;
+    }
+  }
+  return e;
+}
+
+void check(const program& p) {
+  const expectation e = read_expectation(p.file);
+  const std::string out = ::testing::TempDir() + "tsan_pushbutton_" + p.file;
+  std::filesystem::remove_all(out);
+
+  heddle::options buggy = e.options;
+  buggy.iterations = 10000;
+  buggy.out = out;
+  const auto found = heddle::explore(buggy, [&] { (void)p.buggy(); });
+  ASSERT_TRUE(found.bug) << p.file << ": no bug in " << found.stats.iterations << " iterations";
+  EXPECT_EQ(found.bug->kind, e.kind) << found.bug->message;
+  EXPECT_NE(found.bug->message.find(e.message), std::string::npos) << found.bug->message;
+  ASSERT_FALSE(found.trace_file.empty());
+
+  heddle::options replay = e.options;
+  replay.replay = found.trace_file;
+  replay.out.clear();
+  int reproduced = 0;
+  for (int i = 0; i < 100; ++i) {
+    const auto again = heddle::explore(replay, [&] { (void)p.buggy(); });
+    reproduced += !again.divergence && again.bug && again.bug->kind == e.kind ? 1 : 0;
+  }
+  EXPECT_EQ(reproduced, 100) << p.file;
+
+  heddle::options fixed = e.options;
+  fixed.iterations = 1000;
+  fixed.out.clear();
+  const auto passed = heddle::explore(fixed, [&] { HEDDLE_ASSERT(p.fixed() == 0); });
+  EXPECT_FALSE(passed.bug) << passed.report;
+  EXPECT_EQ(passed.stats.iterations, 1000u);
+  std::filesystem::remove_all(out);
+}
+
+}  // namespace
+
+TEST(tsan_pushbutton, lost_update_on_a_plain_int) {
+  check({"lost_update.c", pushbutton_lost_update, pushbutton_lost_update_fixed});
+}
+
+TEST(tsan_pushbutton, atomicity_violation_on_a_shared_struct) {
+  check({"atomicity_violation.cpp", pushbutton_atomicity_violation, pushbutton_atomicity_violation_fixed});
+}
+
+TEST(tsan_pushbutton, chase_lev_deque_with_a_relaxed_publication) {
+  check({"chase_lev.cpp", pushbutton_chase_lev, pushbutton_chase_lev_fixed});
+}
+
+TEST(tsan_pushbutton, data_race_reported_when_no_assertion_fails) {
+  check({"race_without_failure.c", pushbutton_race_without_failure, pushbutton_race_without_failure_fixed});
+}
