@@ -79,8 +79,22 @@ source_position look_up(Dwfl* dwfl, Dwarf_Addr address) {
   return p;
 }
 
-// No lock: only the running operation, or the runner between iterations,
-// makes reports (and a pthread mutex here could be heddle's own model).
+// libdw takes pthread locks of its own. Under control those calls would reach
+// libheddle-rt's pthread models and become scheduling points of the program;
+// while symbolizing, this OS thread is outside control, so they are the C
+// library's. No lock of ours: only the running operation, or the runner
+// between iterations, makes reports.
+class outside_control {
+ public:
+  outside_control() noexcept : saved_(detail::control.running) { detail::control.running = 0; }
+  ~outside_control() { detail::control.running = saved_; }
+  outside_control(const outside_control&) = delete;
+  outside_control& operator=(const outside_control&) = delete;
+
+ private:
+  operation_id saved_;
+};
+
 session& current_session() {
   static session s;
   if (s.dwfl == nullptr || s.pid != getpid()) s.open();
@@ -90,6 +104,7 @@ session& current_session() {
 }  // namespace
 
 std::string symbolize_data(std::uintptr_t address) {
+  const outside_control guard;
   session& s = current_session();
   if (s.dwfl == nullptr) return {};
   Dwfl_Module* module = dwfl_addrmodule(s.dwfl, address);
@@ -104,6 +119,7 @@ std::string symbolize_data(std::uintptr_t address) {
 }
 
 source_position symbolize(std::uintptr_t pc) {
+  const outside_control guard;
   session& s = current_session();
   if (pc == 0 || s.dwfl == nullptr) return {};
   if (const auto it = s.cache.find(pc); it != s.cache.end()) return it->second;

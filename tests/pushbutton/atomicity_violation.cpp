@@ -1,4 +1,4 @@
-// expect: assertion aborted
+// expect: assertion assertion failed: shared_account.balance >= 0
 // An account whose every field access holds the lock, yet withdraw checks the
 // balance in one critical section and debits it in another: two withdrawals
 // can both pass the check and overdraw. No data race, an atomicity violation.
@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <mutex>
 #include <thread>
+
+namespace {
 
 struct account {
   std::mutex lock;
@@ -26,6 +28,7 @@ void withdraw(int amount) {
   shared_account.balance -= amount;
   ++shared_account.withdrawals;
 }
+}  // namespace
 
 int main() {
   shared_account.balance = 100;  // fresh state, also when main runs more than once in a process

@@ -5,6 +5,8 @@
 #include <mutex>
 #include <thread>
 
+namespace {
+
 struct account {
   std::mutex lock;
   int balance = 100;
@@ -19,6 +21,7 @@ void withdraw(int amount) {
   shared_account.balance -= amount;
   ++shared_account.withdrawals;
 }
+}  // namespace
 
 int main() {
   shared_account.balance = 100;  // fresh state, also when main runs more than once in a process

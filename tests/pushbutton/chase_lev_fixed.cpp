@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <thread>
 
+namespace {
+
 constexpr long capacity = 16;
 constexpr int count = 4;
 
@@ -48,6 +50,7 @@ struct work_stealing_deque {
 
 work_stealing_deque deque;
 std::atomic<int> taken[count];
+}  // namespace
 
 int main() {
   deque.top = 0;  // fresh state, also when main runs more than once in a process

@@ -1,4 +1,4 @@
-// expect: assertion aborted
+// expect: assertion assertion failed: counter == 2
 // heddle: --detect-races=false
 // Two threads bump a plain int without a lock: each reads, then writes, and a
 // thread that runs between the two loses the other's update. Only memory
