@@ -19,6 +19,8 @@ enum class bug_kind : std::uint8_t {
   api_misuse,
   stack_overflow,
   data_race,  // two accesses, one a write, not ordered by happens-before
+  hang,       // push-button: an iteration made no progress within --iteration-timeout
+  exit_code,  // push-button: the program exited with a non-zero status (--exit-code-is-bug)
 };
 std::string_view to_string(bug_kind kind) noexcept;
 std::optional<bug_kind> parse_bug_kind(std::string_view name) noexcept;

@@ -11,7 +11,7 @@
 // spurious_cas_failures, stack_size, fair_after, stop_on_first_bug,
 // print_report, out, replay, parallel, iteration_timeout, shard_index,
 // shard_count, check_determinism, progress, record_iterations, memory,
-// detect_races.
+// detect_races, backend, exit_code_is_bug.
 #pragma once
 
 #include <chrono>
@@ -93,6 +93,13 @@ struct options {
   // bugs (HEDDLE_DETECT_RACES, --heddle_detect_races). Off, a racy program
   // runs on to its assertions, with memory accesses still scheduling points.
   bool detect_races = true;
+  // How operations run (DESIGN.md section 6): "fibers" (one OS thread, the
+  // fastest) or "threads" (one OS thread per operation with futex hand-off:
+  // thread_local, errno and real blocking calls behave as in production).
+  // Recorded in traces; a trace replays on either backend.
+  std::string backend = "fibers";
+  // Push-button runs: a program that exits with a non-zero status has a bug.
+  bool exit_code_is_bug = true;
 };
 
 }  // namespace heddle

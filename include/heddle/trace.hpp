@@ -47,6 +47,10 @@ struct trace_header {
   bool spurious_cas_failures = true;
   memory_policy memory = memory_policy::shared;  // instrumented accesses that are points
   bool detect_races = true;
+  std::string backend = "fibers";  // where it was recorded; it replays on either
+  // Push-button traces (heddle run): the program's arguments after its path,
+  // so a replay starts the same process again. Empty for tests.
+  std::vector<std::string> arguments;
   friend bool operator==(const trace_header&, const trace_header&) = default;
 };
 

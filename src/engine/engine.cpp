@@ -346,7 +346,7 @@ operation_id engine::decide() {
     return 0;
   }
   outcome_.max_enabled = std::max<std::uint64_t>(outcome_.max_enabled, enabled_.size());
-  const decision_context ctx{enabled_, running_, step, op_count_ - 1, user_state_hash_};
+  const decision_context ctx{enabled_, running_, step, op_count_ - 1, user_state_hash_, current_finished()};
   const std::size_t pick = strategy_->next_operation(ctx);
   if (pick >= enabled_.size()) {
     outcome_.stopped = pick != strategy::stop
@@ -517,7 +517,8 @@ std::uint64_t engine::choose(const choice& c, const std::source_location& where)
     ops_[running_].where = where;
     reschedule();  // decide() applies the max-steps policy and ends the iteration
   }
-  const decision_context ctx{enabled_, running_, outcome_.steps.size(), op_count_ - 1, user_state_hash_};
+  const decision_context ctx{enabled_, running_, outcome_.steps.size(), op_count_ - 1, user_state_hash_,
+                             current_finished()};
   const std::uint64_t value = strategy_->next_value(ctx, c);
   if (value >= c.bound) {
     outcome_.stopped = value != strategy::stop

@@ -132,6 +132,7 @@ class engine {
   operation_id spawn(std::function<void()> body, std::string name, relation rel, operation_id of);
   void join(operation_id op, const std::source_location& where);
   bool finished(operation_id op) const;
+  bool current_finished() const noexcept { return running_ != 0 && ops_[running_].status == op_status::finished; }
   void set_name(std::string name) { ops_[running_].name = std::move(name); }
 
   virtual_time now() const noexcept { return now_; }
@@ -164,6 +165,12 @@ class engine {
   const char* operation_name(operation_id id) const noexcept {
     return id != 0 && id < op_count_ ? ops_[id].name.c_str() : nullptr;
   }
+
+  // The iteration's operations and objects so far, for the fork server's
+  // child, which mirrors them to its parent (ids from 1 below the counts).
+  operation_id operation_count() const noexcept { return op_count_; }
+  object_id object_count() const noexcept { return object_count_; }
+  const operation& operation_at(operation_id id) const noexcept { return ops_[id]; }
 
   std::string describe_object(object_id id) const;
   std::string describe_operation(operation_id id) const;

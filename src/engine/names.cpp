@@ -24,7 +24,7 @@ constexpr std::array object_names{
 };
 constexpr std::array bug_names{
     "assertion", "uncaught_exception", "crash", "deadlock", "livelock", "api_misuse", "stack_overflow",
-    "data_race",
+    "data_race", "hang",               "exit_code",
 };
 constexpr std::array memory_names{"shared", "all", "none"};
 

@@ -35,6 +35,10 @@ struct decision_context {
   std::uint64_t step = 0;    // index of this decision in the iteration
   std::size_t operation_count = 0;  // operations created so far
   std::uint64_t user_state_hash = 0;  // what the test mixed in with heddle::state_hash
+  // `current` has finished (this decision is taken as it ends). Given here,
+  // not asked of the live engine, so a strategy also works in the fork
+  // server's parent, which sees only this context.
+  bool current_finished = false;
 };
 
 // A data choice: a value in [0, bound).

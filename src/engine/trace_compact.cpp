@@ -6,6 +6,9 @@
 // optional bug, the step count, then per step one byte (kind << 5 | point)
 // followed by value and object as varints; last, a 32-bit FNV-1a checksum of
 // everything before it, so a truncated or mangled line is rejected cleanly.
+// Between the steps and the checksum, an optional tail: the backend (a string)
+// and the program's arguments (a count, then strings). Traces from before the
+// tail, and the crash handler's, may omit it: fibers, no arguments.
 #include <array>
 #include <cstdint>
 #include <string>
@@ -147,6 +150,11 @@ std::string to_compact(const trace& t) {
     w.u(s.value);
     w.u(s.object);
   }
+  if (h.backend != "fibers" || !h.arguments.empty()) {
+    w.s(h.backend);
+    w.u(h.arguments.size());
+    for (const std::string& a : h.arguments) w.s(a);
+  }
   const std::uint32_t sum = fnv1a(w.out);
   for (int k = 0; k < 4; ++k) w.byte(static_cast<std::uint8_t>(sum >> (8 * k)));
   return std::string(prefix) + base64url(w.out);
@@ -211,6 +219,13 @@ trace trace_from_compact(std::string_view text) {
     s.value = r.u();
     s.object = static_cast<object_id>(r.u());
     t.steps.push_back(s);
+  }
+  if (!r.done()) {
+    h.backend = r.s();
+    if (h.backend != "fibers" && h.backend != "threads") throw trace_error("malformed compact trace: unknown backend");
+    const std::uint64_t arguments = r.u();
+    if (arguments > body.size()) throw trace_error("malformed compact trace: truncated");
+    for (std::uint64_t i = 0; i < arguments; ++i) h.arguments.push_back(r.s());
   }
   if (!r.done()) throw trace_error("malformed compact trace: trailing bytes");
   return t;

@@ -3,7 +3,8 @@
 //   {"format": "heddle-trace", "version": 1, "heddle_version": "0.1.0",
 //    "program": "/abs/path/tests", "test": "account.withdraw", "strategy": "pct:3",
 //    "seed": 42, "iteration": 17,
-//    "options": {"max_steps": 20000, "fail_on_max_steps": false, ...},
+//    "options": {"max_steps": 20000, "fail_on_max_steps": false, ..., "backend": "fibers"},
+//    "arguments": ["--port", "0"],   (push-button traces only)
 //    "bug": {"kind": "assertion", "message": "...", "operation": 2, ...},
 //    "steps": [["run", 1, "start", 1], ["bool", 1, "choose", 0], ["int", 2, "signal", 4], ...]}
 //
@@ -64,7 +65,9 @@ std::string to_json(const trace& t) {
               {"spurious_wakeups", h.spurious_wakeups},
               {"spurious_cas_failures", h.spurious_cas_failures},
               {"memory", to_string(h.memory)},
-              {"detect_races", h.detect_races}}}};
+              {"detect_races", h.detect_races},
+              {"backend", h.backend}}}};
+  if (!h.arguments.empty()) j["arguments"] = h.arguments;
   if (t.found) j["bug"] = bug_to_json(*t.found);
   json steps = json::array();
   for (const trace_step& s : t.steps)
@@ -105,6 +108,11 @@ trace trace_from_json(std::string_view text) {
     h.memory = *memory;
   }
   if (options.contains("detect_races")) h.detect_races = field<bool>(options, "detect_races", "\"options\"");
+  // Both are newer than format 1's first traces: absent means fibers, no arguments.
+  if (options.contains("backend")) h.backend = field<std::string>(options, "backend", "\"options\"");
+  if (h.backend != "fibers" && h.backend != "threads")
+    throw trace_error(fmt::format("malformed trace: unknown backend \"{}\" in \"options\"", h.backend));
+  if (j.contains("arguments")) h.arguments = field<std::vector<std::string>>(j, "arguments", "the trace");
   if (const auto b = j.find("bug"); b != j.end()) {
     bug found;
     const auto kind = parse_bug_kind(field<std::string>(*b, "kind", "\"bug\""));

@@ -73,20 +73,25 @@ const char* signal_name(int signal) {
   return "a fatal signal";
 }
 
+// LEB128 and length-prefixed strings, as trace_compact.cpp writes them.
+void append_varint(std::string& bytes, std::uint64_t v) {
+  while (v >= 0x80) {
+    bytes.push_back(static_cast<char>((v & 0x7f) | 0x80));
+    v >>= 7;
+  }
+  bytes.push_back(static_cast<char>(v));
+}
+
+void append_string(std::string& bytes, const std::string& text) {
+  append_varint(bytes, text.size());
+  bytes += text;
+}
+
 // The header's bytes before the iteration index (or, with `after`, after it).
 std::string encode_header(const trace_header& h, bool after) {
   std::string bytes;
-  const auto u = [&](std::uint64_t v) {
-    while (v >= 0x80) {
-      bytes.push_back(static_cast<char>((v & 0x7f) | 0x80));
-      v >>= 7;
-    }
-    bytes.push_back(static_cast<char>(v));
-  };
-  const auto s = [&](const std::string& text) {
-    u(text.size());
-    bytes += text;
-  };
+  const auto u = [&](std::uint64_t v) { append_varint(bytes, v); };
+  const auto s = [&](const std::string& text) { append_string(bytes, text); };
   if (after) {
     u(h.max_steps);
     return bytes;
@@ -99,6 +104,18 @@ std::string encode_header(const trace_header& h, bool after) {
   return bytes;
 }
 
+// The optional tail after the steps (trace_compact.cpp): backend, arguments.
+std::string encode_tail(const trace_header& h) {
+  if (h.backend == "fibers" && h.arguments.empty()) return {};
+  std::string bytes;
+  const auto u = [&](std::uint64_t v) { append_varint(bytes, v); };
+  const auto s = [&](const std::string& text) { append_string(bytes, text); };
+  s(h.backend);
+  u(h.arguments.size());
+  for (const std::string& a : h.arguments) s(a);
+  return bytes;
+}
+
 }  // namespace
 
 crash_guard::crash_guard(const engine& e, trace_header header, std::string directory, std::string replaying,
@@ -107,6 +124,7 @@ crash_guard::crash_guard(const engine& e, trace_header header, std::string direc
       note_(note) {
   header_before_iteration_ = encode_header(header_, false);
   header_after_iteration_ = encode_header(header_, true);
+  header_tail_ = encode_tail(header_);
   if (const auto slash = directory_.rfind('/'); slash != std::string::npos) parent_directory_ = directory_.substr(0, slash);
   const std::size_t reserve = std::min<std::size_t>(4096 + header_.max_steps * 24, max_reserved);
   raw_size_ = reserve;
@@ -221,6 +239,7 @@ void crash_guard::on_fatal_signal(int signal, const void* address) noexcept {
     w.u(s.value);
     w.u(s.object);
   }
+  w.append(header_tail_);
   std::uint32_t sum = 2166136261u;
   for (std::size_t i = 0; i < w.size; ++i) sum = (sum ^ static_cast<std::uint8_t>(raw_[i])) * 16777619u;
   for (int k = 0; k < 4; ++k) w.byte(static_cast<std::uint8_t>(sum >> (8 * k)));

@@ -47,6 +47,7 @@ class crash_guard {
   // between them: encoding once keeps begin_iteration() off the hot path.
   std::string header_before_iteration_;
   std::string header_after_iteration_;
+  std::string header_tail_;  // backend and arguments, after the steps
   // Scratch for the encoded trace and its base64 form, reserved up front but
   // not zeroed: pages are only touched (made resident) by a crash.
   std::unique_ptr<char[]> raw_;

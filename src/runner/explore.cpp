@@ -55,13 +55,16 @@ result replay(options opts, const std::function<void()>& body, const test_identi
   opts.spurious_cas_failures = recorded.header.spurious_cas_failures;
   opts.memory = recorded.header.memory;
   opts.detect_races = recorded.header.detect_races;
+  // The backend it was recorded on, unless code, HEDDLE_BACKEND or
+  // --heddle_backend asks for the other one: a trace replays on either.
+  if (!backend_requested(opts)) opts.backend = recorded.header.backend;
   const std::uint64_t index = recorded.header.iteration;
   const std::optional<bug> expected = recorded.found;
   replay_strategy replaying(std::move(recorded.steps), recorded.header.strategy);
 
-  fiber_backend fibers(opts.stack_size);
-  engine engine(fibers, {opts.max_steps, opts.fail_on_max_steps, opts.spurious_wakeups, opts.spurious_cas_failures,
-                         opts.memory, opts.detect_races});
+  const std::unique_ptr<backend> backend = make_backend(opts);
+  engine engine(*backend, {opts.max_steps, opts.fail_on_max_steps, opts.spurious_wakeups, opts.spurious_cas_failures,
+                           opts.memory, opts.detect_races});
   crash_guard guard(engine, make_header(opts, id, replaying.describe(), index), test_directory(opts, id), opts.replay);
 
   result res;

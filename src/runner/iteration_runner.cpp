@@ -1,5 +1,7 @@
 #include "runner/iteration_runner.hpp"
 
+#include "backends/thread_backend.hpp"
+
 #include <fstream>
 
 #include <fmt/format.h>
@@ -76,7 +78,13 @@ trace_header make_header(const options& o, const test_identity& id, std::string 
   h.spurious_cas_failures = o.spurious_cas_failures;
   h.memory = o.memory;
   h.detect_races = o.detect_races;
+  h.backend = o.backend;
   return h;
+}
+
+std::unique_ptr<backend> make_backend(const options& o) {
+  if (o.backend == "threads") return std::make_unique<thread_backend>(o.stack_size);
+  return std::make_unique<fiber_backend>(o.stack_size);
 }
 
 bool signature_table::claim(std::string_view signature) {
@@ -97,9 +105,9 @@ iteration_runner::iteration_runner(const run_context& run, signature_table& sign
       chosen_(make_strategy(run.opts.strategy, {.fair_after = run.opts.fair_after})),
       streaming_(log != nullptr ? std::make_unique<streaming_strategy>(*chosen_, *log) : nullptr),
       active_(streaming_ ? streaming_.get() : chosen_.get()),
-      fibers_(run.opts.stack_size),
-      engine_(fibers_, {run.opts.max_steps, run.opts.fail_on_max_steps, run.opts.spurious_wakeups,
-                        run.opts.spurious_cas_failures, run.opts.memory, run.opts.detect_races}),
+      backend_(make_backend(run.opts)),
+      engine_(*backend_, {run.opts.max_steps, run.opts.fail_on_max_steps, run.opts.spurious_wakeups,
+                          run.opts.spurious_cas_failures, run.opts.memory, run.opts.detect_races}),
       guard_(engine_, make_header(run.opts, run.id, chosen_->describe(), 0), run.directory, {}, note) {}
 
 iteration_runner::~iteration_runner() = default;

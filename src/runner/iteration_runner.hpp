@@ -37,6 +37,8 @@ struct run_context {
 };
 
 std::string test_directory(const options& o, const test_identity& id);
+// The backend options::backend names (fibers or threads).
+std::unique_ptr<backend> make_backend(const options& o);
 trace_header make_header(const options& o, const test_identity& id, std::string strategy, std::uint64_t iteration);
 // Writes `text` to the first free `<dir>/<stem>-N<extension>` (atomically;
 // safe between processes); returns the path.
@@ -87,7 +89,7 @@ class iteration_runner {
   std::unique_ptr<strategy> chosen_;
   std::unique_ptr<strategy> streaming_;
   strategy* active_;
-  fiber_backend fibers_;
+  std::unique_ptr<backend> backend_;  // options::backend: fibers or threads
   engine engine_;
   crash_guard guard_;
 };

@@ -78,9 +78,16 @@ const option_entry table[] = {
        o.memory = *policy;
      }},
     {"detect_races", [](options& o, std::string_view v, std::string_view w) { o.detect_races = parse_bool(v, w); }},
+    {"backend", [](options& o, std::string_view v, std::string_view w) { o.backend = parse_backend(v, w); }},
+    {"exit_code_is_bug", [](options& o, std::string_view v, std::string_view w) { o.exit_code_is_bug = parse_bool(v, w); }},
 };
 
 }  // namespace
+
+std::string parse_backend(std::string_view text, std::string_view what) {
+  if (text == "fibers" || text == "threads") return std::string(text);
+  throw usage_error(fmt::format("bad value '{}' for {}: expected fibers or threads", text, what));
+}
 
 std::uint64_t parse_unsigned(std::string_view text, std::string_view what) {
   std::uint64_t value = 0;
@@ -129,6 +136,11 @@ void set_option(options& o, std::string_view name, std::string_view value, std::
 std::map<std::string, std::string>& flag_overrides() {
   static std::map<std::string, std::string> flags;
   return flags;
+}
+
+bool backend_requested(const options& given) {
+  return given.backend != options{}.backend || std::getenv("HEDDLE_BACKEND") != nullptr ||
+         flag_overrides().contains("backend");
 }
 
 options with_overrides(options o) {

@@ -22,8 +22,14 @@ std::map<std::string, std::string>& flag_overrides();
 // code-given options, then HEDDLE_* variables, then flags.
 options with_overrides(options o);
 
+// True when code, HEDDLE_BACKEND or --heddle_backend chose a backend (a replay
+// otherwise runs on the trace's).
+bool backend_requested(const options& given);
+
 // "10", "10s", "500ms", "2m", "1h" -> milliseconds; throws usage_error.
 std::chrono::milliseconds parse_duration(std::string_view text, std::string_view what);
 std::uint64_t parse_unsigned(std::string_view text, std::string_view what);
+// "fibers" or "threads"; throws usage_error naming `what`.
+std::string parse_backend(std::string_view text, std::string_view what);
 
 }  // namespace heddle::detail

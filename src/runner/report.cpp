@@ -19,7 +19,10 @@ std::string shell_quote(const std::string& s) {
 
 }  // namespace
 
+std::string shell_word(const std::string& text) { return shell_quote(text); }
+
 std::string replay_command(const report_context& ctx) {
+  if (!ctx.replay.empty()) return ctx.replay;
   if (ctx.trace_file.empty()) return {};
   if (!ctx.program.empty()) return "heddle replay " + shell_quote(ctx.trace_file);
   return fmt::format("HEDDLE_REPLAY={} <this program>", shell_quote(ctx.trace_file));
@@ -93,8 +96,12 @@ std::string format_report(const bug& b, const timeline& original, const timeline
     r += fmt::format("  file:   {}{}\n", ctx.trace_file,
                      minimized != nullptr ? " (the minimized trace; the original is in it too)" : "");
     if (!ctx.html_file.empty()) r += fmt::format("  html:   {}\n", ctx.html_file);
-    r += fmt::format("  replay: {}\n", replay_command(ctx));
-    if (!ctx.program.empty())
+    r += fmt::format("  replay: {}
+", replay_command(ctx));
+    if (!ctx.debug.empty())
+      r += fmt::format("  debug:  {}
+", ctx.debug);
+    else if (!ctx.program.empty())
       r += fmt::format("  debug:  gdb --args {} --gtest_filter={} --heddle_replay={}\n", shell_quote(ctx.program),
                        shell_quote(ctx.test), shell_quote(ctx.trace_file));
   }

@@ -21,6 +21,10 @@ struct report_context {
   std::uint64_t iterations_run = 0;
   bool replaying = false;
   std::string html_file;       // the HTML report, when one was written
+  // Push-button runs: the commands that replay and debug the bug, printed
+  // instead of the test binary's.
+  std::string replay;
+  std::string debug;
 };
 
 std::string format_report(const bug& b, const trace& t, const iteration_outcome& outcome,
@@ -33,5 +37,7 @@ std::string format_report(const bug& b, const timeline& original, const timeline
 // The interleaving table: one row per step, one column per operation.
 std::string format_interleaving(const timeline& t);
 std::string replay_command(const report_context& ctx);
+// `text` as one word of a shell command line, quoted when needed.
+std::string shell_word(const std::string& text);
 
 }  // namespace heddle::detail

@@ -30,7 +30,7 @@
 // Departures, because the engine runs a blocking call as a step that blocks:
 // - A failed attempt (a step from an acquire, acquire_shared, wait, join or
 //   read point after which its operation blocked, not finished; told apart
-//   with heddle::finished()) changes nothing: it is treated as no step at all,
+//   with decision_context::current_finished) changes nothing: it is treated as no step at all,
 //   and the operation as disabled until woken. Its retry carries the effect.
 // - Races are reversible only where the later operation could have run: a
 //   join never races with the joined operation; a retry never races with the
@@ -253,7 +253,8 @@ class dpor_strategy final : public strategy {
     if (!outcome_known_) {
       footprint& f = events_.back().f;
       if (offered(f.op) == nullptr) {
-        if (heddle::finished(f.op)) {
+        // f.op took the last step, so it is the operation now at a decision.
+        if (ctx.current == f.op && ctx.current_finished) {
           f.finishes = true;
         } else {
           // A pure attempt blocks on its own object; anything else blocked on

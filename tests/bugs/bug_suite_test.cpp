@@ -222,6 +222,83 @@ TEST(bug_trace_seeds, different_seeds_lead_to_different_failing_schedules) {
   EXPECT_GT(differing, 0);
 }
 
+// --- the OS-thread backend ------------------------------------------------------
+// The engine decides and the backend only switches: the same seed must give
+// the same schedule on threads as on fibers, and a trace recorded on one
+// backend must replay on the other.
+
+heddle::options on_backend(heddle::options o, std::string_view backend) {
+  o.backend = std::string(backend);
+  return o;
+}
+
+class on_threads : public testing::TestWithParam<program> {};
+
+TEST_P(on_threads, finds_the_same_bug_with_the_same_trace_as_on_fibers) {
+  const program& p = GetParam();
+  const heddle::result& fibers = first_bug(p);
+  ASSERT_TRUE(fibers.bug);
+  const heddle::result threads = heddle::explore(
+      on_backend(heddle_bugs::options_for(p, p.strategy, p.iterations), "threads"), p.buggy, heddle_bugs::identity_of(p));
+  ASSERT_TRUE(threads.bug) << p.name;
+  EXPECT_EQ(threads.bug->kind, p.kind) << threads.report;
+  EXPECT_TRUE(contains(threads.bug->message, p.message)) << threads.bug->message;
+  EXPECT_EQ(threads.trace.header.backend, "threads");
+  EXPECT_EQ(threads.trace.steps, fibers.trace.steps);
+  EXPECT_EQ(threads.stats.iterations, fibers.stats.iterations);
+}
+
+TEST_P(on_threads, a_fiber_trace_replays_on_threads_and_a_thread_trace_on_fibers) {
+  const program& p = GetParam();
+  const heddle::result& fibers = first_bug(p);
+  ASSERT_TRUE(fibers.bug);
+  const heddle::result threads = heddle::explore(
+      on_backend(heddle_bugs::options_for(p, p.strategy, p.iterations), "threads"), p.buggy, heddle_bugs::identity_of(p));
+  ASSERT_TRUE(threads.bug);
+  struct crossing {
+    const heddle::result& recorded;
+    std::string_view replay_on;
+  };
+  for (const crossing& c : {crossing{fibers, "threads"}, crossing{threads, "fibers"}}) {
+    const temp_trace_file file(std::string(p.name) + "-cross.json", heddle::to_json(c.recorded.trace));
+    heddle::options o = on_backend(heddle_bugs::options_for(p, p.strategy, 1), c.replay_on);
+    o.replay = file.path();
+    for (int i = 0; i < 10; ++i) {
+      const heddle::result r = heddle::explore(o, p.buggy, heddle_bugs::identity_of(p));
+      ASSERT_TRUE(r.bug) << "replay on " << c.replay_on << ": " << r.divergence.value_or("no bug");
+      EXPECT_EQ(*r.bug, *c.recorded.bug) << "replay on " << c.replay_on;
+      EXPECT_EQ(r.trace.steps, c.recorded.trace.steps);
+    }
+  }
+}
+
+TEST_P(on_threads, the_fixed_twin_passes_300_iterations) {
+  const program& p = GetParam();
+  const heddle::result r = heddle::explore(on_backend(heddle_bugs::options_for(p, "random", 300), "threads"), p.fixed,
+                                           heddle_bugs::identity_of(p));
+  EXPECT_FALSE(r.bug) << r.report;
+  EXPECT_EQ(r.stats.iterations, 300u);
+  EXPECT_EQ(r.stats.max_steps_hits, 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(bugs, on_threads, testing::ValuesIn(heddle_bugs::all_programs()),
+                         [](const testing::TestParamInfo<program>& entry) { return std::string(entry.param.name); });
+
+TEST(bug_trace_backend, a_replay_runs_on_the_recorded_backend_unless_asked_otherwise) {
+  const program& p = program_named(heddle_bugs::all_programs().front().name);
+  const heddle::result threads = heddle::explore(
+      on_backend(heddle_bugs::options_for(p, p.strategy, p.iterations), "threads"), p.buggy, heddle_bugs::identity_of(p));
+  ASSERT_TRUE(threads.bug);
+  const temp_trace_file file("backend.json", heddle::to_json(threads.trace));
+  heddle::options o = heddle_bugs::options_for(p, p.strategy, 1);
+  o.replay = file.path();
+  EXPECT_EQ(heddle::explore(o, p.buggy, heddle_bugs::identity_of(p)).trace.header.backend, "threads");
+  EXPECT_EQ(heddle::explore(on_backend(o, "fibers"), p.buggy, heddle_bugs::identity_of(p)).trace.header.backend,
+            "threads");  // "fibers" is the default, so it does not count as asking
+  const heddle::trace back = heddle::trace_from_compact(heddle::to_compact(threads.trace));
+  EXPECT_EQ(back.header.backend, "threads");
+}
+
 // --- PCT versus random ----------------------------------------------------------
 
 // Counts the iterations whose bug the body itself raised on main (operation 1):

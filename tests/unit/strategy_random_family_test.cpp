@@ -285,7 +285,7 @@ using heddle::detail::pending_operation;
 // One decision of pos over operations pending at fixed points: the chosen id.
 heddle::operation_id pick(heddle::detail::strategy& s, const std::vector<pending_operation>& enabled,
                           std::uint64_t step) {
-  const decision_context ctx{enabled, 0, step, 3, 0};
+  const decision_context ctx{enabled, 0, step, 3, 0, false};
   return enabled.at(s.next_operation(ctx)).id;
 }
 
@@ -386,7 +386,7 @@ std::vector<std::uint64_t> synthetic_iteration(heddle::detail::strategy& s, std:
     for (heddle::operation_id id = 1; id <= 3; ++id)
       if (left[id] > 0) enabled.push_back({id, id, 0, id == 2 ? point_kind::read : point_kind::write, 10, false});
     if (enabled.empty()) break;
-    const decision_context ctx{enabled, current, step, 3, 0};
+    const decision_context ctx{enabled, current, step, 3, 0, false};
     current = enabled.at(s.next_operation(ctx)).id;
     decisions.push_back(current);
     --left[current];

@@ -8,6 +8,8 @@
 // binary runs with --gtest_filter=<test> --heddle_replay=<file>; exit 1 when
 // the bug reproduced (its report is printed), 0 when the trace recorded no bug
 // and none happened, 2 when the replay diverged or the trace does not fit.
+// A trace of `heddle run` (test "run:<program>") re-runs that program with its
+// recorded arguments instead; its fork server prints the report.
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -22,6 +24,7 @@
 #include "heddle/explore.hpp"
 #include "heddle/trace.hpp"
 #include "process.hpp"
+#include "pushbutton.hpp"
 #include "test_binary.hpp"
 
 namespace heddle::cli {
@@ -65,6 +68,14 @@ int run_replay(const replay_arguments& args) {
   }
   const std::string& test = recorded.header.test;
   const std::string program = args.program ? *args.program : recorded.header.program;
+  if (is_pushbutton_test(test)) {
+    // A `heddle run` trace: the program starts again with the recorded
+    // arguments and its fork server follows the trace in one child.
+    if (program.empty()) throw usage_error(fmt::format("trace '{}' does not name its program; pass --program PATH", args.trace));
+    std::error_code absolute_ec;
+    return run_under_heddle(program, recorded.header.arguments,
+                            {{"HEDDLE_REPLAY", fs::absolute(path, absolute_ec).string()}, {"HEDDLE_ITERATIONS", "1"}});
+  }
   if (program.empty())
     throw usage_error(fmt::format("trace '{}' does not name the program that recorded it; pass --program PATH",
                                   args.trace));

@@ -55,6 +55,7 @@ void validate(const test_arguments& a) {
   check(a.shard, "shard", "--shard");
   check(a.memory, "memory", "--memory");
   check(a.detect_races, "detect_races", "--detect-races");
+  check(a.backend, "backend", "--backend");
   if (a.strategy) (void)detail::make_strategy(*a.strategy, {.fair_after = checked.fair_after});
 }
 
@@ -101,6 +102,7 @@ std::vector<std::string> binary_arguments(const test_arguments& a, const std::ve
   argv.push_back(fmt::format("--heddle_parallel={}", parallelism(a)));
   pass(a.memory, "memory");
   pass(a.detect_races, "detect_races");
+  pass(a.backend, "backend");
   if (a.fail_on_max_steps) argv.push_back("--heddle_fail_on_max_steps=1");
   if (a.explore) argv.push_back("--heddle_stop_on_first_bug=0");
   if (a.check_determinism) argv.push_back("--heddle_check_determinism=1");

@@ -22,7 +22,8 @@ struct test_arguments {
   std::string program;
   std::string filter;
   // Option values exactly as typed; validated before the binary runs.
-  std::optional<std::string> iterations, time_budget, strategy, seed, max_steps, fair_after, stack_size, out;
+  std::optional<std::string> iterations, time_budget, strategy, seed, max_steps, fair_after, stack_size, out,
+      backend;
   // Worker processes (default: one per CPU; 0 runs in the test process),
   // the hang watchdog, this machine's share of the iterations ("I/N").
   std::optional<std::string> parallel, iteration_timeout, shard;
@@ -44,6 +45,16 @@ struct merge_arguments {
   std::string format = "text";
 };
 int run_merge(const merge_arguments& args);
+
+struct run_arguments {
+  std::vector<std::string> command;  // the program, then its arguments
+  // Option values exactly as typed; validated before the program runs.
+  std::optional<std::string> iterations, time_budget, strategy, seed, max_steps, out, iteration_timeout,
+      exit_code_is_bug, memory;
+  bool fail_on_max_steps = false;
+  std::string format = "text";
+};
+int run_run(const run_arguments& args);
 
 struct replay_arguments {
   std::string trace;  // a trace file, or a compact "heddle:1:..." string

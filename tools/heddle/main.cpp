@@ -2,6 +2,7 @@
 //
 //   heddle list   <test-binary> [--filter GLOB]
 //   heddle test   <test-binary> [--filter GLOB] [--iterations N] [--strategy S] ...
+//   heddle run    [--iterations N] [--strategy S] ... -- <program> [args...]
 //   heddle replay <trace-file>  [--program PATH]
 //   heddle report <trace-file>  [--html FILE] [--perfetto FILE]
 //   heddle merge  <summary.json>... [--json-out FILE]
@@ -63,6 +64,7 @@ int main(int argc, char** argv) {
                            "Instrumented plain accesses that are scheduling points: all, shared (default), none");
   test_command->add_option("--detect-races", test.detect_races,
                            "Report data races in instrumented code: true (default) or false");
+  test_command->add_option("--backend", test.backend, "How operations run: fibers (default) or threads (OS threads)");
   test_command->add_option("--out", test.out, "Directory for bug traces (default: $HEDDLE_OUT or heddle-out)");
   test_command->add_option("--format", test.format, "Summary format: text, or json on stdout")
       ->check(CLI::IsMember({"text", "json"}));
@@ -79,6 +81,25 @@ int main(int argc, char** argv) {
   test_command->add_flag("--record-iterations", test.record_iterations,
                          "Put every iteration's index and schedule hash in the JSON summary");
   test_command->add_flag("--no-progress", test.no_progress, "No progress line, even on a terminal");
+
+  run_arguments run;
+  CLI::App* run_command =
+      app.add_subcommand("run", "Run an unmodified program (pthreads, std::thread) under heddle: heddle run -- ./prog args");
+  run_command->add_option("--iterations", run.iterations, "Iterations (program runs) at most (default 1000)");
+  run_command->add_option("--time-budget", run.time_budget, "Wall-clock limit: 30s, 500ms, 5m, 1h");
+  run_command->add_option("--strategy", run.strategy, "Exploration strategy: portfolio (default), random, pct:D, ...");
+  run_command->add_option("--seed", run.seed, "Run seed (decimal or 0x hex), for a repeatable run");
+  run_command->add_option("--max-steps", run.max_steps, "Decisions per iteration before it ends");
+  run_command->add_flag("--fail-on-max-steps", run.fail_on_max_steps, "Report reaching --max-steps as a livelock");
+  run_command->add_option("--out", run.out, "Directory for bug traces (default: $HEDDLE_OUT or heddle-out)");
+  run_command->add_option("--format", run.format, "Summary format: text, or json on stdout")
+      ->check(CLI::IsMember({"text", "json"}));
+  run_command->add_option("--iteration-timeout", run.iteration_timeout,
+                          "An iteration without progress for this long is a hang (default 10s; 0: none)");
+  run_command->add_option("--exit-code-is-bug", run.exit_code_is_bug,
+                          "A non-zero exit status is a bug: true (default) or false");
+  run_command->add_option("--memory", run.memory, "Scheduling points at plain memory accesses: all, shared, none");
+  run_command->add_option("command", run.command, "The program and its arguments, after --")->required();
 
   replay_arguments replay;
   CLI::App* replay_command = app.add_subcommand("replay", "Replay a bug's trace and check that the bug comes back");
@@ -106,9 +127,10 @@ int main(int argc, char** argv) {
     std::fputs(app.help().c_str(), stderr);
     return usage_problem;
   }
-  if (const std::string first = argv[1]; !first.starts_with("-") && first != "list" && first != "test" && first != "replay" &&
+  if (const std::string first = argv[1]; !first.starts_with("-") && first != "list" && first != "test" && first != "run" &&
+      first != "replay" &&
       first != "report" && first != "merge") {
-    fmt::print(stderr, "heddle: unknown command '{}' (commands: list, test, replay, report, merge; see heddle --help)\n",
+    fmt::print(stderr, "heddle: unknown command '{}' (commands: list, test, run, replay, report, merge; see heddle --help)\n",
                first);
     return usage_problem;
   }
@@ -128,6 +150,7 @@ int main(int argc, char** argv) {
   try {
     if (list_command->parsed()) return run_list(list);
     if (test_command->parsed()) return run_test(test);
+    if (run_command->parsed()) return run_run(run);
     if (replay_command->parsed()) return run_replay(replay);
     if (report_command->parsed()) return run_report(report);
     if (merge_command->parsed()) return run_merge(merge);

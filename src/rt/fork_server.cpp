@@ -1,0 +1,527 @@
+// See fork_server.hpp.
+#include "rt/fork_server.hpp"
+
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <fcntl.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "heddle/explore.hpp"
+#include "heddle/version.hpp"
+#include "rt/output_capture.hpp"
+#include "rt/watchdog.hpp"
+#include "runner/overrides.hpp"
+#include "runner/report.hpp"
+#include "strategies/rng.hpp"
+#include "strategies/strategies.hpp"
+
+namespace heddle::rt {
+namespace {
+
+namespace fs = std::filesystem;
+using clock = std::chrono::steady_clock;
+
+constexpr std::size_t output_lines_shown = 20;
+
+// What one run is: the options, the strategy, the trace header's constants.
+struct run_plan {
+  options opts;
+  std::unique_ptr<detail::strategy> chosen;
+  detail::replay_strategy* replaying = nullptr;
+  std::uint64_t first_iteration = 0;
+  std::optional<bug> expected;
+  std::string program_path;
+  std::vector<std::string> arguments;
+  std::string test;
+};
+
+std::string self_path(const char* fallback) {
+  std::error_code ec;
+  const fs::path p = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string(fallback) : p.string();
+}
+
+run_plan make_plan(const program_entry& program) {
+  run_plan plan;
+  plan.opts = detail::with_overrides({});
+  plan.program_path = self_path(program.argv[0]);
+  for (int i = 1; i < program.argc; ++i) plan.arguments.emplace_back(program.argv[i]);
+  plan.test = "run:" + fs::path(plan.program_path).filename().string();
+  options& o = plan.opts;
+  o.backend = "threads";
+  // A push-button run always has a watchdog: 10 s unless HEDDLE_ITERATION_TIMEOUT says otherwise (0: none).
+  if (std::getenv("HEDDLE_ITERATION_TIMEOUT") == nullptr) o.iteration_timeout = std::chrono::seconds(10);
+  if (!o.replay.empty()) {
+    trace recorded;
+    try {
+      recorded = load_trace(o.replay);
+    } catch (const trace_error& e) {
+      throw usage_error(e.what());
+    }
+    if (recorded.header.test != plan.test)
+      throw usage_error(fmt::format("trace '{}' was recorded for '{}', not for this program ('{}')", o.replay,
+                                    recorded.header.test, plan.test));
+    o.seed = recorded.header.seed;
+    o.iterations = 1;
+    o.max_steps = recorded.header.max_steps;
+    o.fail_on_max_steps = recorded.header.fail_on_max_steps;
+    o.spurious_wakeups = recorded.header.spurious_wakeups;
+    o.spurious_cas_failures = recorded.header.spurious_cas_failures;
+    plan.first_iteration = recorded.header.iteration;
+    plan.expected = recorded.found;
+    auto r = std::make_unique<detail::replay_strategy>(std::move(recorded.steps), recorded.header.strategy);
+    plan.replaying = r.get();
+    plan.chosen = std::move(r);
+  } else {
+    plan.chosen = detail::make_strategy(o.strategy, {.fair_after = o.fair_after});
+  }
+  return plan;
+}
+
+trace_header header_of(const run_plan& plan, std::uint64_t iteration) {
+  const options& o = plan.opts;
+  trace_header h;
+  h.heddle_version = version;
+  h.program = plan.program_path;
+  h.test = plan.test;
+  h.strategy = plan.chosen->describe();
+  h.seed = o.seed;
+  h.iteration = iteration;
+  h.max_steps = o.max_steps;
+  h.fail_on_max_steps = o.fail_on_max_steps;
+  h.spurious_wakeups = o.spurious_wakeups;
+  h.spurious_cas_failures = o.spurious_cas_failures;
+  h.backend = "threads";
+  h.arguments = plan.arguments;
+  return h;
+}
+
+// Writes `text` to the first free <dir>/bug-N.json; returns its path.
+std::string write_bug_file(const fs::path& dir, const std::string& text) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw usage_error(fmt::format("cannot create output directory '{}': {}", dir.string(), ec.message()));
+  for (unsigned n = 1;; ++n) {
+    const fs::path target = dir / fmt::format("bug-{}.json", n);
+    const int fd = ::open(target.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0 && errno == EEXIST) continue;
+    if (fd < 0) throw usage_error(fmt::format("cannot write '{}': {}", target.string(), std::strerror(errno)));
+    const bool written = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+    ::close(fd);
+    if (!written) throw usage_error(fmt::format("cannot write '{}'", target.string()));
+    return target.string();
+  }
+}
+
+std::string describe_op(const fork_channel& ch, operation_id op) {
+  if (op == 0) return "the scheduler";
+  const char* name = op < max_operations ? ch.operations[op].name : "";
+  return *name != '\0' ? fmt::format("operation {} ({})", op, name) : fmt::format("operation {}", op);
+}
+
+const char* signal_text(int signal) {
+  switch (signal) {
+    case SIGSEGV: return "SIGSEGV (invalid memory access)";
+    case SIGBUS: return "SIGBUS (bus error)";
+    case SIGILL: return "SIGILL (illegal instruction)";
+    case SIGFPE: return "SIGFPE (arithmetic error)";
+    case SIGABRT: return "SIGABRT (abort)";
+    case SIGKILL: return "SIGKILL";
+    case SIGTERM: return "SIGTERM";
+  }
+  return nullptr;
+}
+
+// What one child left behind.
+struct iteration_result {
+  std::optional<bug> found;
+  std::vector<trace_step> steps;  // every decision the parent took
+  std::vector<operation_id> step_operations;  // who took each step
+  bool hit_max_steps = false;
+  std::optional<std::string> stopped;
+};
+
+class iteration_server {
+ public:
+  iteration_server(run_plan& plan, fork_channel& ch, output_capture& output)
+      : plan_(plan), ch_(ch), output_(output) {}
+
+  iteration_result run(const program_entry& program, std::uint64_t index) {
+    reset_channel();
+    output_.clear();
+    std::fflush(nullptr);
+    const pid_t pid = ::fork();
+    if (pid < 0) throw std::runtime_error(fmt::format("fork failed: {}", std::strerror(errno)));
+    if (pid == 0) {
+      output_.redirect_here();
+      ::unsetenv("HEDDLE_RUN");
+      auto remote = make_remote_strategy(ch_);
+      run_iteration(program, plan_.opts, *remote, ch_);
+    }
+    (void)index;
+    result_ = {};
+    serve(pid);
+    return std::move(result_);
+  }
+
+ private:
+  void reset_channel() {
+    ch_.turn_word.store(static_cast<std::uint32_t>(turn::child), std::memory_order_relaxed);
+    ch_.question = request::next_operation;
+    ch_.enabled_count = 0;
+    ch_.current = 0;
+    ch_.exit_status = 0;
+    ch_.hit_max_steps = 0;
+    ch_.stopped[0] = '\0';
+    ch_.found.present = 0;
+    ch_.crash = {};
+    ch_.steps_mirrored = 0;
+    ch_.operations_mirrored = 0;
+    ch_.objects_mirrored = 0;
+  }
+
+  detail::decision_context context() const {
+    return {std::span<const detail::pending_operation>(ch_.enabled, ch_.enabled_count), ch_.current, ch_.step,
+            static_cast<std::size_t>(ch_.operation_count), ch_.user_state_hash, ch_.current_finished != 0};
+  }
+
+  void answer() {
+    const detail::decision_context ctx = context();
+    if (ch_.question == request::next_operation) {
+      const std::size_t pick = plan_.chosen->next_operation(ctx);
+      ch_.answer = pick;
+      if (pick < ch_.enabled_count) {
+        const detail::pending_operation& p = ch_.enabled[pick];
+        result_.steps.push_back({step_kind::schedule, p.point, p.object, p.id});
+        result_.step_operations.push_back(p.id);
+        last_chosen_ = p.id;
+      }
+    } else {
+      const detail::choice c = ch_.question_choice;
+      const std::uint64_t value = plan_.chosen->next_value(ctx, c);
+      ch_.answer = value;
+      if (value < c.bound) {
+        result_.steps.push_back({c.kind, c.point, c.object, value});
+        result_.step_operations.push_back(ch_.current);
+      }
+    }
+    if (ch_.answer == detail::strategy::stop) copy_text(ch_.stop_reason, plan_.chosen->stop_reason().c_str());
+  }
+
+  // Answers questions until the child ends; kills it when it makes no
+  // progress for the iteration timeout.
+  void serve(pid_t pid) {
+    const auto timeout = plan_.opts.iteration_timeout;
+    const auto limit = timeout.count() > 0 ? timeout : std::chrono::milliseconds(std::numeric_limits<int>::max());
+    auto last_progress = clock::now();
+    last_chosen_ = 0;
+    int status = 0;
+    for (;;) {
+      if (ch_.turn_word.load(std::memory_order_acquire) == static_cast<std::uint32_t>(turn::parent)) {
+        if (ch_.question == request::ended || ch_.question == request::exiting) break;
+        answer();
+        last_progress = clock::now();
+        ch_.turn_word.store(static_cast<std::uint32_t>(turn::child), std::memory_order_release);
+        shared_wake(ch_.turn_word);
+        continue;
+      }
+      const auto waited = clock::now() - last_progress;
+      if (waited >= limit) {
+        hang(pid, std::chrono::duration_cast<std::chrono::milliseconds>(waited));
+        return;
+      }
+      const auto slice = std::min<clock::duration>(limit - waited, std::chrono::milliseconds(20));
+      shared_wait(ch_.turn_word, static_cast<std::uint32_t>(turn::child),
+                  static_cast<long>(std::chrono::duration_cast<std::chrono::nanoseconds>(slice).count()));
+      if (ch_.turn_word.load(std::memory_order_acquire) == static_cast<std::uint32_t>(turn::parent)) continue;
+      if (ch_.crash.signal != 0) break;  // dying of a signal it recorded
+      if (::waitpid(pid, &status, WNOHANG) == pid) {
+        finish(status);
+        return;
+      }
+    }
+    // The child is ending (or dying): wait for it, within the timeout.
+    if (!wait_for_exit(pid, limit, status)) {
+      hang(pid, limit);
+      return;
+    }
+    finish(status);
+  }
+
+  void hang(pid_t pid, std::chrono::milliseconds waited) {
+    const std::string threads = describe_threads(pid, ch_);
+    ::kill(pid, SIGKILL);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    bug b;
+    b.kind = bug_kind::hang;
+    b.message = fmt::format("the iteration made no progress for {} ms (--iteration-timeout): {}{}", waited.count(),
+                            describe_op(ch_, last_chosen_ != 0 ? last_chosen_ : ch_.current),
+                            " was running and did not reach a scheduling point");
+    if (!threads.empty()) b.message += "; " + threads;
+    set_operation(b, last_chosen_ != 0 ? last_chosen_ : ch_.current);
+    result_.found = std::move(b);
+  }
+
+  void set_operation(bug& b, operation_id op) const {
+    b.operation = op;
+    b.operation_name = op != 0 && op < max_operations ? ch_.operations[op].name : "";
+    b.step = result_.steps.size();
+    if (op != 0 && op < ch_.operations_mirrored && ch_.operations[op].where.line() != 0) {
+      const std::source_location& w = ch_.operations[op].where;
+      b.where = {w.file_name(), w.line(), w.function_name()};
+    }
+  }
+
+  void finish(int status) {
+    result_.hit_max_steps = ch_.hit_max_steps != 0;
+    if (ch_.stopped[0] != '\0') result_.stopped = std::string(ch_.stopped);
+    if (ch_.question == request::ended && ch_.found.present) {
+      const bug_record& r = ch_.found;
+      bug b;
+      b.kind = r.kind;
+      b.message = r.message;
+      b.operation = r.operation;
+      b.operation_name = r.operation_name;
+      b.where = {r.file, r.line, r.function};
+      b.step = r.step;
+      result_.found = std::move(b);
+      return;
+    }
+    if (WIFSIGNALED(status)) {
+      const int signal = WTERMSIG(status);
+      const operation_id op = ch_.crash.signal != 0 ? ch_.crash.operation : last_chosen_;
+      bug b;
+      const char* text = signal_text(signal);
+      const std::string name = text != nullptr ? text : fmt::format("signal {}", signal);
+      if (ch_.crash.stack_overflow) {
+        b.kind = bug_kind::stack_overflow;
+        b.message = fmt::format("stack overflow in {}", describe_op(ch_, op));
+      } else if (signal == SIGABRT) {
+        b.kind = bug_kind::assertion;
+        const std::string said = output_.last_line_with("Assertion");
+        b.message = fmt::format("the program aborted (SIGABRT) in {}{}{}", describe_op(ch_, op),
+                                said.empty() ? "" : ": ", said);
+      } else {
+        b.kind = bug_kind::crash;
+        b.message = fmt::format("{} in {}", name, describe_op(ch_, op));
+      }
+      set_operation(b, op);
+      result_.found = std::move(b);
+      return;
+    }
+    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
+    if (code != 0 && plan_.opts.exit_code_is_bug) {
+      bug b;
+      b.kind = bug_kind::exit_code;
+      b.message = ch_.question == request::exiting
+                      ? fmt::format("the program exited with status {} (--exit-code-is-bug)", code)
+                      : fmt::format("the program ended with status {} without returning from main or calling exit() "
+                                    "(--exit-code-is-bug)", code);
+      set_operation(b, ch_.question == request::exiting ? ch_.current : last_chosen_);
+      result_.found = std::move(b);
+    }
+  }
+
+  run_plan& plan_;
+  fork_channel& ch_;
+  output_capture& output_;
+  iteration_result result_;
+  operation_id last_chosen_ = 0;
+};
+
+// The report's view of the iteration: mirrored steps with their operations
+// and source locations, names, objects.
+detail::iteration_outcome outcome_for_report(const iteration_result& r, const fork_channel& ch) {
+  detail::iteration_outcome o;
+  o.found = r.found;
+  for (std::size_t i = 0; i < r.steps.size(); ++i) {
+    if (i < ch.steps_mirrored) {
+      detail::step_record record = const_cast<fork_channel&>(ch).steps()[i];
+      record.step = r.steps[i];
+      o.steps.push_back(record);
+    } else {
+      o.steps.push_back({r.steps[i], r.step_operations[i], {}});
+    }
+  }
+  operation_id ops = 1;
+  for (const auto& s : o.steps) ops = std::max<operation_id>(ops, s.operation + 1);
+  ops = std::max<operation_id>(ops, ch.operations_mirrored);
+  for (operation_id id = 1; id < ops && id < max_operations; ++id) o.operation_names.emplace_back(ch.operations[id].name);
+  o.objects.resize(std::max<object_id>(ch.objects_mirrored, 1));
+  for (object_id id = 1; id < ch.objects_mirrored; ++id) {
+    o.objects[id].kind = ch.objects[id].kind;
+    o.objects[id].owner = ch.objects[id].owner;
+  }
+  return o;
+}
+
+std::string gdb_command(const run_plan& plan, const std::string& trace_file) {
+  std::string command = "gdb";
+  const auto set = [&](const std::string& assignment) {
+    command += " -ex " + detail::shell_word("set environment " + assignment);
+  };
+  set("HEDDLE_RUN=direct");
+  set("HEDDLE_REPLAY=" + trace_file);
+  if (const char* preload = std::getenv("LD_PRELOAD"); preload != nullptr && *preload != '\0')
+    set(std::string("LD_PRELOAD=") + preload);
+  command += " --args " + detail::shell_word(plan.program_path);
+  for (const std::string& a : plan.arguments) command += " " + detail::shell_word(a);
+  return command;
+}
+
+fork_channel* map_channel(std::uint64_t max_steps) {
+  const std::size_t size = fork_channel::size_for(max_steps);
+  void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) throw std::runtime_error(fmt::format("cannot map the fork channel: {}", std::strerror(errno)));
+  auto* ch = static_cast<fork_channel*>(p);
+  ch->step_capacity = max_steps + 2;
+  return ch;
+}
+
+void pin_to_current_cpu() {
+  const int cpu = ::sched_getcpu();
+  if (cpu < 0) return;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  ::sched_setaffinity(0, sizeof set, &set);
+}
+
+int explore_program(const program_entry& program, run_plan& plan, bool json_summary) {
+  const options& o = plan.opts;
+  fork_channel& ch = *map_channel(o.max_steps);
+  output_capture output;
+  pin_to_current_cpu();
+  iteration_server server(plan, ch, output);
+
+  statistics stats;
+  std::optional<bug> found;
+  std::string trace_file, divergence;
+  const auto started = clock::now();
+  const auto deadline = o.time_budget.count() > 0 ? started + o.time_budget : clock::time_point::max();
+  for (std::uint64_t n = 0; n < o.iterations; ++n) {
+    const std::uint64_t index = plan.first_iteration + n;
+    plan.chosen->begin_iteration(index, detail::iteration_seed(o.seed, index));
+    const iteration_result r = server.run(program, index);
+    plan.chosen->end_iteration({r.steps.size(), r.found.has_value(), r.hit_max_steps});
+    ++stats.iterations;
+    stats.steps_total += r.steps.size();
+    stats.max_steps_hits += r.hit_max_steps ? 1 : 0;
+    if (plan.replaying != nullptr) {
+      if (r.stopped) divergence = *r.stopped;
+      else if (!r.found && plan.replaying->remaining() > 0)
+        divergence = fmt::format("the program finished after {} steps, but the trace has {} more", r.steps.size(),
+                                 plan.replaying->remaining());
+      else if (plan.expected && (!r.found || r.found->kind != plan.expected->kind))
+        divergence = fmt::format("the trace recorded a {} bug, but the replay ended with {}",
+                                 to_string(plan.expected->kind),
+                                 r.found ? std::string(to_string(r.found->kind)) + " bug" : "no bug");
+    }
+    if (r.found && divergence.empty()) {
+      found = r.found;
+      trace t;
+      t.header = header_of(plan, index);
+      t.steps = r.steps;
+      t.found = r.found;
+      if (plan.replaying != nullptr) trace_file = o.replay;
+      else if (!o.out.empty()) {
+        std::string dir;
+        for (char c : plan.test) dir += std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' ? c : '_';
+        trace_file = write_bug_file(fs::path(o.out) / dir, to_json(t));
+      }
+      detail::report_context ctx{plan.test, plan.program_path, trace_file, index, stats.iterations,
+                                 plan.replaying != nullptr};
+      if (!trace_file.empty()) {
+        ctx.replay = "heddle replay " + detail::shell_word(trace_file);
+        ctx.debug = gdb_command(plan, fs::absolute(trace_file).string());
+      }
+      const detail::iteration_outcome view = outcome_for_report(r, ch);
+      std::string report = detail::format_report(*found, t, view, ctx);
+      report += output.tail_section(output_lines_shown);
+      if (o.print_report) std::fputs(report.c_str(), stderr);
+      break;
+    }
+    if (!divergence.empty()) break;
+    if (plan.replaying == nullptr) {
+      if (const std::string error = plan.chosen->search_error(); !error.empty()) {
+        divergence = fmt::format("{} stopped: {}", plan.chosen->describe(), error);
+        break;
+      }
+      if (plan.chosen->exhausted()) {
+        stats.exhausted = true;
+        break;
+      }
+    }
+    if (clock::now() >= deadline) break;
+  }
+  stats.elapsed = clock::now() - started;
+  const double rate = stats.iterations_per_second();
+  if (!divergence.empty() && plan.replaying != nullptr)
+    divergence = fmt::format("replay diverged: {}. Likely cause: the program depends on something heddle does not "
+                             "control (real time, input, addresses, unseeded randomness)",
+                             divergence);
+  if (!divergence.empty()) std::fprintf(stderr, "heddle: %s\n", divergence.c_str());
+  if (!found && divergence.empty() && o.print_report)
+    std::fprintf(stderr, "heddle: no bug found in %llu iteration(s) of %s (strategy %s%s, %.0f iterations/s)\n",
+                 static_cast<unsigned long long>(stats.iterations), plan.program_path.c_str(),
+                 plan.chosen->describe().c_str(), stats.exhausted ? ", every schedule explored" : "", rate);
+  if (json_summary) {
+    nlohmann::json j = {{"program", plan.program_path},
+                        {"iterations", stats.iterations},
+                        {"iterations_per_second", rate},
+                        {"exhausted", stats.exhausted},
+                        {"status", found ? "bug" : divergence.empty() ? "passed" : "diverged"}};
+    if (found) {
+      j["bug"] = {{"kind", to_string(found->kind)}, {"message", found->message}, {"operation", found->operation},
+                  {"step", found->step}};
+      j["trace_file"] = trace_file;
+    }
+    if (!divergence.empty()) j["message"] = divergence;
+    std::printf("%s\n", j.dump().c_str());
+    std::fflush(stdout);
+  }
+  if (!divergence.empty()) return 2;
+  return found ? 1 : 0;
+}
+
+}  // namespace
+
+int run_program(const program_entry& program, const char* mode) {
+  const bool direct = std::string_view(mode) == "direct";
+  const char* format = std::getenv("HEDDLE_RUN_FORMAT");
+  const bool json_summary = format != nullptr && std::string_view(format) == "json";
+  ::unsetenv("HEDDLE_RUN");
+  try {
+    run_plan plan = make_plan(program);
+    if (direct) {
+      fork_channel& ch = *map_channel(plan.opts.max_steps);
+      plan.chosen->begin_iteration(plan.first_iteration, detail::iteration_seed(plan.opts.seed, plan.first_iteration));
+      run_iteration(program, plan.opts, *plan.chosen, ch);
+    }
+    return explore_program(program, plan, json_summary);
+  } catch (const usage_error& e) {
+    std::fprintf(stderr, "heddle: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "heddle: internal error: %s\n", e.what());
+    return 3;
+  }
+}
+
+}  // namespace heddle::rt

@@ -1,0 +1,56 @@
+// `heddle run [options] -- ./program args...`: runs an unmodified program
+// under heddle's control (push-button mode, DESIGN.md section 9). The program
+// starts once; its fork server (libheddle-rt) runs one child per iteration,
+// reports the first bug as `heddle test` does and writes its trace, which
+// `heddle replay` re-runs.
+//
+// Contract: every option value is checked here, before the program starts
+// (one line, exit 2); the program's fork server then reads them from HEDDLE_*
+// variables. The exit status is the fork server's: 0 no bug, 1 bug, 2 usage
+// or input error, 3 internal error.
+#include <map>
+
+#include <fmt/format.h>
+
+#include "commands.hpp"
+#include "engine/strategy.hpp"
+#include "heddle/explore.hpp"
+#include "pushbutton.hpp"
+#include "runner/overrides.hpp"
+
+namespace heddle::cli {
+
+int run_run(const run_arguments& a) {
+  if (a.command.empty()) throw usage_error("no program to run (heddle run [options] -- ./program args...)");
+  options checked;
+  std::map<std::string, std::string> variables;
+  const auto pass = [&](const std::optional<std::string>& value, std::string_view name, std::string_view flag) {
+    if (!value) return;
+    detail::set_option(checked, name, *value, flag);
+    std::string variable = "HEDDLE_";
+    for (char c : name) variable += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    variables[variable] = *value;
+  };
+  pass(a.iterations, "iterations", "--iterations");
+  pass(a.time_budget, "time_budget", "--time-budget");
+  pass(a.strategy, "strategy", "--strategy");
+  pass(a.seed, "seed", "--seed");
+  pass(a.max_steps, "max_steps", "--max-steps");
+  pass(a.out, "out", "--out");
+  pass(a.iteration_timeout, "iteration_timeout", "--iteration-timeout");
+  pass(a.exit_code_is_bug, "exit_code_is_bug", "--exit-code-is-bug");
+  if (a.fail_on_max_steps) variables["HEDDLE_FAIL_ON_MAX_STEPS"] = "1";
+  if (a.strategy) (void)detail::make_strategy(*a.strategy, {});
+  if (a.memory) {
+    // The policy for plain memory accesses of instrumented programs (the
+    // ThreadSanitizer ABI of libheddle-rt reads HEDDLE_MEMORY).
+    if (*a.memory != "all" && *a.memory != "shared" && *a.memory != "none")
+      throw usage_error(fmt::format("bad value '{}' for --memory: expected all, shared or none", *a.memory));
+    variables["HEDDLE_MEMORY"] = *a.memory;
+  }
+  if (a.format == "json") variables["HEDDLE_RUN_FORMAT"] = "json";
+  const std::vector<std::string> arguments(a.command.begin() + 1, a.command.end());
+  return run_under_heddle(a.command.front(), arguments, variables);
+}
+
+}  // namespace heddle::cli
