@@ -77,7 +77,11 @@ run_plan make_plan(const program_entry& program) {
       throw usage_error(fmt::format("trace '{}' was recorded for '{}', not for this program ('{}')", o.replay,
                                     recorded.header.test, plan.test));
     o.seed = recorded.header.seed;
+    // HEDDLE_REPLAY_REPEAT=N replays the trace N times, each in a new child
+    // (the harness's check that a bug replays every time).
     o.iterations = 1;
+    if (const char* repeat = std::getenv("HEDDLE_REPLAY_REPEAT"); repeat != nullptr)
+      o.iterations = std::max<std::uint64_t>(1, detail::parse_unsigned(repeat, "HEDDLE_REPLAY_REPEAT"));
     o.max_steps = recorded.header.max_steps;
     o.fail_on_max_steps = recorded.header.fail_on_max_steps;
     o.spurious_wakeups = recorded.header.spurious_wakeups;
@@ -242,7 +246,7 @@ class iteration_server {
       }
       const auto waited = clock::now() - last_progress;
       if (waited >= limit) {
-        hang(pid, std::chrono::duration_cast<std::chrono::milliseconds>(waited));
+        hang(pid, limit);  // the limit, not the time waited: a replay reports the same message
         return;
       }
       const auto slice = std::min<clock::duration>(limit - waited, std::chrono::milliseconds(20));
@@ -263,14 +267,14 @@ class iteration_server {
     finish(status);
   }
 
-  void hang(pid_t pid, std::chrono::milliseconds waited) {
+  void hang(pid_t pid, std::chrono::milliseconds limit) {
     const std::string threads = describe_threads(pid, ch_);
     ::kill(pid, SIGKILL);
     int status = 0;
     ::waitpid(pid, &status, 0);
     bug b;
     b.kind = bug_kind::hang;
-    b.message = fmt::format("the iteration made no progress for {} ms (--iteration-timeout): {}{}", waited.count(),
+    b.message = fmt::format("the iteration made no progress for {} ms (--iteration-timeout): {}{}", limit.count(),
                             describe_op(ch_, last_chosen_ != 0 ? last_chosen_ : ch_.current),
                             " was running and did not reach a scheduling point");
     if (!threads.empty()) b.message += "; " + threads;
@@ -415,8 +419,9 @@ int explore_program(const program_entry& program, run_plan& plan, bool json_summ
   std::string trace_file, divergence;
   const auto started = clock::now();
   const auto deadline = o.time_budget.count() > 0 ? started + o.time_budget : clock::time_point::max();
+  std::uint64_t reproduced = 0;
   for (std::uint64_t n = 0; n < o.iterations; ++n) {
-    const std::uint64_t index = plan.first_iteration + n;
+    const std::uint64_t index = plan.replaying != nullptr ? plan.first_iteration : plan.first_iteration + n;
     plan.chosen->begin_iteration(index, detail::iteration_seed(o.seed, index));
     const iteration_result r = server.run(program, index);
     plan.chosen->end_iteration({r.steps.size(), r.found.has_value(), r.hit_max_steps});
@@ -428,10 +433,16 @@ int explore_program(const program_entry& program, run_plan& plan, bool json_summ
       else if (!r.found && plan.replaying->remaining() > 0)
         divergence = fmt::format("the program finished after {} steps, but the trace has {} more", r.steps.size(),
                                  plan.replaying->remaining());
-      else if (plan.expected && (!r.found || r.found->kind != plan.expected->kind))
-        divergence = fmt::format("the trace recorded a {} bug, but the replay ended with {}",
-                                 to_string(plan.expected->kind),
-                                 r.found ? std::string(to_string(r.found->kind)) + " bug" : "no bug");
+      else if (plan.expected && (!r.found || r.found->kind != plan.expected->kind ||
+                                 r.found->message != plan.expected->message || r.found->step != plan.expected->step))
+        divergence = fmt::format("the trace recorded {} bug at step {} ({}), but the replay ended with {}",
+                                 to_string(plan.expected->kind), plan.expected->step, plan.expected->message,
+                                 r.found ? fmt::format("{} bug at step {} ({})", to_string(r.found->kind),
+                                                       r.found->step, r.found->message)
+                                         : std::string("no bug"));
+      if (divergence.empty() && r.found) ++reproduced;
+      // The first replay reports; the repeats only count.
+      if (r.found && divergence.empty() && reproduced > 1) continue;
     }
     if (r.found && divergence.empty()) {
       found = r.found;
@@ -455,6 +466,7 @@ int explore_program(const program_entry& program, run_plan& plan, bool json_summ
       std::string report = detail::format_report(*found, t, view, ctx);
       report += output.tail_section(output_lines_shown);
       if (o.print_report) std::fputs(report.c_str(), stderr);
+      if (plan.replaying != nullptr) continue;
       break;
     }
     if (!divergence.empty()) break;
@@ -493,6 +505,10 @@ int explore_program(const program_entry& program, run_plan& plan, bool json_summ
       j["trace_file"] = trace_file;
     }
     if (!divergence.empty()) j["message"] = divergence;
+    if (plan.replaying != nullptr) {
+      j["replays"] = stats.iterations;
+      j["reproduced"] = reproduced;
+    }
     std::printf("%s\n", j.dump().c_str());
     std::fflush(stdout);
   }

@@ -77,7 +77,7 @@ std::string describe_threads(pid_t pid, const fork_channel& ch) {
     const bool running = syscall == "running";
     const long number = running ? -1 : std::strtol(syscall.c_str(), nullptr, 10);
     if (number == SYS_futex) continue;  // parked by heddle, or a lock: the points below say more
-    std::string who = fmt::format("a thread (tid {})", tid);
+    std::string who = "a thread heddle does not control";
     for (operation_id op = 1; op < ch.operations_mirrored && op < max_operations; ++op)
       if (ch.operations[op].tid == tid) who = operation_name(ch, op);
     text += separator;

@@ -1,0 +1,136 @@
+// The push-button harness (tests/pushbutton, docs/pushbutton.md): checks one
+// buggy program and its fixed twin through the `heddle` CLI.
+//
+//   check_program <heddle> <source> <buggy> <fixed> <out-dir>
+//
+// The source's first comment lines say what to expect:
+//   // expect: <bug kind> <message substring>
+//   // heddle: <extra heddle run flags>      (optional)
+//   // replays: <N>                           (optional, default 100)
+// Checks: `heddle run --iterations 10000` finds a bug of that kind whose
+// message contains the substring; the fixed twin passes 1,000 iterations;
+// the trace replays the same bug N times out of N (one `heddle replay` whose
+// fork server repeats the replay, HEDDLE_REPLAY_REPEAT). Exit 0 when all hold.
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+using nlohmann::json;
+
+struct expectation {
+  std::string kind;
+  std::string message;
+  std::vector<std::string> flags;
+  int replays = 100;
+};
+
+expectation read_expectation(const std::string& source) {
+  expectation e;
+  std::ifstream in(source);
+  for (std::string line; std::getline(in, line) && line.starts_with("//");) {
+    std::istringstream words(line.substr(2));
+    std::string key;
+    words >> key;
+    if (key == "expect:") {
+      words >> e.kind;
+      std::getline(words >> std::ws, e.message);
+    } else if (key == "heddle:") {
+      for (std::string flag; words >> flag;) e.flags.push_back(flag);
+    } else if (key == "replays:") {
+      words >> e.replays;
+    }
+  }
+  return e;
+}
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+struct outcome {
+  int status = -1;
+  json summary;       // the last JSON line on stdout
+  std::string errors;  // stderr: the report
+};
+
+outcome run(const std::string& environment, const std::vector<std::string>& argv, const std::string& err_file) {
+  std::string command = environment;
+  for (const std::string& a : argv) command += " " + quote(a);
+  command += " 2>" + quote(err_file);
+  outcome o;
+  FILE* out = ::popen(command.c_str(), "r");
+  if (out == nullptr) return o;
+  std::string text;
+  char buffer[4096];
+  while (std::fgets(buffer, sizeof buffer, out) != nullptr) text += buffer;
+  const int status = ::pclose(out);
+  o.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);)
+    if (json j = json::parse(line, nullptr, false); j.is_object()) o.summary = std::move(j);
+  std::ifstream err(err_file);
+  o.errors.assign(std::istreambuf_iterator<char>(err), {});
+  return o;
+}
+
+int fail(const std::string& what, const outcome& o) {
+  std::fprintf(stderr, "FAILED: %s\nexit status %d, summary %s\n%s\n", what.c_str(), o.status,
+               o.summary.dump().c_str(), o.errors.c_str());
+  return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 6) {
+    std::fprintf(stderr, "usage: check_program <heddle> <source> <buggy> <fixed> <out-dir>\n");
+    return 2;
+  }
+  const std::string heddle = argv[1], source = argv[2], buggy = argv[3], fixed = argv[4], out = argv[5];
+  const expectation e = read_expectation(source);
+  if (e.kind.empty() || e.message.empty()) {
+    std::fprintf(stderr, "%s: no '// expect: <bug kind> <message>' line\n", source.c_str());
+    return 2;
+  }
+  std::system(("rm -rf " + quote(out)).c_str());
+
+  std::vector<std::string> find = {heddle, "run", "--iterations", "10000", "--format", "json", "--out", out + "/buggy"};
+  find.insert(find.end(), e.flags.begin(), e.flags.end());
+  find.insert(find.end(), {"--", buggy});
+  const outcome found = run("env", find, out + ".buggy.err");
+  if (found.status != 1 || found.summary.value("status", "") != "bug") return fail("no bug found in " + buggy, found);
+  const json bug = found.summary.value("bug", json::object());
+  if (bug.value("kind", "") != e.kind) return fail("expected a " + e.kind + " bug", found);
+  if (bug.value("message", "").find(e.message) == std::string::npos)
+    return fail("expected the message to contain '" + e.message + "'", found);
+  std::printf("found: %s: %s (iteration %llu)\n", e.kind.c_str(), bug.value("message", "").c_str(),
+              static_cast<unsigned long long>(found.summary.value("iterations", 0ull)));
+
+  std::vector<std::string> twin = {heddle, "run", "--iterations", "1000", "--format", "json", "--out", out + "/fixed"};
+  twin.insert(twin.end(), e.flags.begin(), e.flags.end());
+  twin.insert(twin.end(), {"--", fixed});
+  const outcome passed = run("env", twin, out + ".fixed.err");
+  if (passed.status != 0 || passed.summary.value("iterations", 0) != 1000)
+    return fail("the fixed twin did not pass 1000 iterations", passed);
+  std::printf("fixed twin: passed %d iterations\n", passed.summary.value("iterations", 0));
+
+  const std::string trace = found.summary.value("trace_file", "");
+  const outcome replayed = run("env HEDDLE_RUN_FORMAT=json HEDDLE_REPLAY_REPEAT=" + std::to_string(e.replays),
+                               {heddle, "replay", trace}, out + ".replay.err");
+  if (replayed.status != 1 || replayed.summary.value("reproduced", 0) != e.replays)
+    return fail("the bug did not replay " + std::to_string(e.replays) + " times of " + std::to_string(e.replays),
+                replayed);
+  std::printf("replayed: %d of %d\n", replayed.summary.value("reproduced", 0), e.replays);
+  return 0;
+}
