@@ -246,7 +246,7 @@ class iteration_server {
       }
       const auto waited = clock::now() - last_progress;
       if (waited >= limit) {
-        hang(pid, limit);  // the limit, not the time waited: a replay reports the same message
+        hang(pid);
         return;
       }
       const auto slice = std::min<clock::duration>(limit - waited, std::chrono::milliseconds(20));
@@ -261,20 +261,21 @@ class iteration_server {
     }
     // The child is ending (or dying): wait for it, within the timeout.
     if (!wait_for_exit(pid, limit, status)) {
-      hang(pid, limit);
+      hang(pid);
       return;
     }
     finish(status);
   }
 
-  void hang(pid_t pid, std::chrono::milliseconds limit) {
+  void hang(pid_t pid) {
     const std::string threads = describe_threads(pid, ch_);
     ::kill(pid, SIGKILL);
     int status = 0;
     ::waitpid(pid, &status, 0);
     bug b;
     b.kind = bug_kind::hang;
-    b.message = fmt::format("the iteration made no progress for {} ms (--iteration-timeout): {}{}", limit.count(),
+    // Without the limit's value: a replay under another limit reports the same bug.
+    b.message = fmt::format("the iteration made no progress within --iteration-timeout: {}{}",
                             describe_op(ch_, last_chosen_ != 0 ? last_chosen_ : ch_.current),
                             " was running and did not reach a scheduling point");
     if (!threads.empty()) b.message += "; " + threads;

@@ -15,6 +15,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -103,12 +104,14 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s: no '// expect: <bug kind> <message>' line\n", source.c_str());
     return 2;
   }
-  std::system(("rm -rf " + quote(out)).c_str());
+  std::error_code ec;
+  std::filesystem::remove_all(out, ec);
+  std::filesystem::create_directories(out, ec);
 
   std::vector<std::string> find = {heddle, "run", "--iterations", "10000", "--format", "json", "--out", out + "/buggy"};
   find.insert(find.end(), e.flags.begin(), e.flags.end());
   find.insert(find.end(), {"--", buggy});
-  const outcome found = run("env", find, out + ".buggy.err");
+  const outcome found = run("env", find, out + "/buggy.err");
   if (found.status != 1 || found.summary.value("status", "") != "bug") return fail("no bug found in " + buggy, found);
   const json bug = found.summary.value("bug", json::object());
   if (bug.value("kind", "") != e.kind) return fail("expected a " + e.kind + " bug", found);
@@ -120,14 +123,19 @@ int main(int argc, char** argv) {
   std::vector<std::string> twin = {heddle, "run", "--iterations", "1000", "--format", "json", "--out", out + "/fixed"};
   twin.insert(twin.end(), e.flags.begin(), e.flags.end());
   twin.insert(twin.end(), {"--", fixed});
-  const outcome passed = run("env", twin, out + ".fixed.err");
+  const outcome passed = run("env", twin, out + "/fixed.err");
   if (passed.status != 0 || passed.summary.value("iterations", 0) != 1000)
     return fail("the fixed twin did not pass 1000 iterations", passed);
   std::printf("fixed twin: passed %d iterations\n", passed.summary.value("iterations", 0));
 
   const std::string trace = found.summary.value("trace_file", "");
-  const outcome replayed = run("env HEDDLE_RUN_FORMAT=json HEDDLE_REPLAY_REPEAT=" + std::to_string(e.replays),
-                               {heddle, "replay", trace}, out + ".replay.err");
+  // A replay runs under the trace's options; the watchdog's limit is not one
+  // of them, so it is passed on.
+  std::string timeout;
+  for (std::size_t i = 0; i + 1 < e.flags.size(); ++i)
+    if (e.flags[i] == "--iteration-timeout") timeout = " HEDDLE_ITERATION_TIMEOUT=" + quote(e.flags[i + 1]);
+  const outcome replayed = run("env HEDDLE_RUN_FORMAT=json" + timeout + " HEDDLE_REPLAY_REPEAT=" + std::to_string(e.replays),
+                               {heddle, "replay", trace}, out + "/replay.err");
   if (replayed.status != 1 || replayed.summary.value("reproduced", 0) != e.replays)
     return fail("the bug did not replay " + std::to_string(e.replays) + " times of " + std::to_string(e.replays),
                 replayed);
