@@ -96,11 +96,9 @@ std::string format_report(const bug& b, const timeline& original, const timeline
     r += fmt::format("  file:   {}{}\n", ctx.trace_file,
                      minimized != nullptr ? " (the minimized trace; the original is in it too)" : "");
     if (!ctx.html_file.empty()) r += fmt::format("  html:   {}\n", ctx.html_file);
-    r += fmt::format("  replay: {}
-", replay_command(ctx));
+    r += fmt::format("  replay: {}\n", replay_command(ctx));
     if (!ctx.debug.empty())
-      r += fmt::format("  debug:  {}
-", ctx.debug);
+      r += fmt::format("  debug:  {}\n", ctx.debug);
     else if (!ctx.program.empty())
       r += fmt::format("  debug:  gdb --args {} --gtest_filter={} --heddle_replay={}\n", shell_quote(ctx.program),
                        shell_quote(ctx.test), shell_quote(ctx.trace_file));
