@@ -1,5 +1,4 @@
-// See real.hpp. dlsym/dlvsym with RTLD_NEXT: the first definition after the
-// object that holds this code, so an interposer in the same object is skipped.
+// See real.hpp: the lookups themselves happen in the macros.
 #include "backends/real.hpp"
 
 #include <dlfcn.h>
@@ -22,9 +21,7 @@ void write_line(const char* a, const char* b) noexcept {
 
 }  // namespace
 
-void* lookup(const char* name, const char* version) noexcept {
-  void* f = version != nullptr ? ::dlvsym(RTLD_NEXT, name, version) : nullptr;
-  if (f == nullptr) f = ::dlsym(RTLD_NEXT, name);
+void* checked(void* f, const char* name) noexcept {
   if (f == nullptr) {
     write_line("heddle: the C library does not export ", name);
     std::_Exit(3);

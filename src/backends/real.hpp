@@ -15,25 +15,33 @@
 // does not export is a broken installation: the process ends with one line.
 #pragma once
 
+#include <dlfcn.h>
+
 namespace heddle::detail::real {
 
-// The next definition of `name` after heddle's (dlsym(RTLD_NEXT)); `version`
-// selects a symbol version where glibc keeps several (pthread_cond_* default to
-// their 2002 ABI through plain dlsym: pass "GLIBC_2.3.2"). Never returns null.
-void* lookup(const char* name, const char* version = nullptr) noexcept;
+// `f`, the C library's `name`; a null `f` ends the process with one line.
+void* checked(void* f, const char* name) noexcept;
 
 }  // namespace heddle::detail::real
 
-#define HEDDLE_REAL(fn)                                                                          \
-  ([]() noexcept {                                                                               \
-    static auto* const resolved = reinterpret_cast<decltype(&::fn)>(::heddle::detail::real::lookup(#fn)); \
-    return resolved;                                                                             \
+// dlsym is called here, in the object that uses the macro, not in a heddle
+// function: RTLD_NEXT is relative to the caller's object, and a program that
+// links heddle twice (statically, and inside libheddle-rt.so) would otherwise
+// resolve the .so's interposers to themselves.
+#define HEDDLE_REAL(fn)                                                                            \
+  ([]() noexcept {                                                                                 \
+    static auto* const resolved =                                                                  \
+        reinterpret_cast<decltype(&::fn)>(::heddle::detail::real::checked(::dlsym(RTLD_NEXT, #fn), #fn)); \
+    return resolved;                                                                               \
   }())
 
-// pthread_cond_* must name the current symbol version (see lookup()).
-#define HEDDLE_REAL_COND(fn)                                                                     \
-  ([]() noexcept {                                                                               \
-    static auto* const resolved =                                                                \
-        reinterpret_cast<decltype(&::fn)>(::heddle::detail::real::lookup(#fn, "GLIBC_2.3.2"));   \
-    return resolved;                                                                             \
+// pthread_cond_* must name the current symbol version: plain dlsym gives
+// glibc's 2002 ABI of the condition variable functions.
+#define HEDDLE_REAL_COND(fn)                                                                       \
+  ([]() noexcept {                                                                                 \
+    static auto* const resolved = reinterpret_cast<decltype(&::fn)>(::heddle::detail::real::checked( \
+        ::dlvsym(RTLD_NEXT, #fn, "GLIBC_2.3.2") != nullptr ? ::dlvsym(RTLD_NEXT, #fn, "GLIBC_2.3.2")  \
+                                                           : ::dlsym(RTLD_NEXT, #fn),               \
+        #fn));                                                                                     \
+    return resolved;                                                                               \
   }())

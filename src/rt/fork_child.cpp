@@ -204,7 +204,8 @@ void run_iteration(const program_entry& program, const options& o, detail::strat
   // Deep recursion in a program's main is common: operation threads get the
   // stack a main thread would have, at least.
   detail::thread_backend threads(std::max<std::size_t>(o.stack_size, 8u << 20));
-  detail::engine engine(threads, {o.max_steps, o.fail_on_max_steps, o.spurious_wakeups, o.spurious_cas_failures});
+  detail::engine engine(threads, {o.max_steps, o.fail_on_max_steps, o.spurious_wakeups, o.spurious_cas_failures,
+                                  o.memory, o.detect_races});
   the_engine = &engine;
   threads.on_scheduler_resumed(&iteration_over, nullptr);
   const std::function<void()> body = [&program] {

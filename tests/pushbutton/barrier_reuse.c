@@ -1,4 +1,5 @@
 // expect: assertion neighbour == round
+// heddle: --detect-races=false
 /* Workers exchange values in rounds: each writes its slot, waits at the
  * barrier, then reads its neighbour's slot. The barrier is reused for the next
  * round too early: a fast worker writes its next value before a slow one has

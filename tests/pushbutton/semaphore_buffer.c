@@ -1,4 +1,5 @@
 // expect: assertion slot == i
+// heddle: --detect-races=false
 /* A one-slot buffer between a producer and a consumer, guarded by two
  * semaphores; the free-slot semaphore starts at 2, so the producer can write
  * a second item over one the consumer has not taken yet. */

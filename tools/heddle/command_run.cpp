@@ -41,13 +41,10 @@ int run_run(const run_arguments& a) {
   pass(a.exit_code_is_bug, "exit_code_is_bug", "--exit-code-is-bug");
   if (a.fail_on_max_steps) variables["HEDDLE_FAIL_ON_MAX_STEPS"] = "1";
   if (a.strategy) (void)detail::make_strategy(*a.strategy, {});
-  if (a.memory) {
-    // The policy for plain memory accesses of instrumented programs (the
-    // ThreadSanitizer ABI of libheddle-rt reads HEDDLE_MEMORY).
-    if (*a.memory != "all" && *a.memory != "shared" && *a.memory != "none")
-      throw usage_error(fmt::format("bad value '{}' for --memory: expected all, shared or none", *a.memory));
-    variables["HEDDLE_MEMORY"] = *a.memory;
-  }
+  // Instrumented programs only (heddle-cc/heddle-c++): which plain accesses are
+  // scheduling points, and whether unordered ones are data_race bugs.
+  pass(a.memory, "memory", "--memory");
+  pass(a.detect_races, "detect_races", "--detect-races");
   if (a.format == "json") variables["HEDDLE_RUN_FORMAT"] = "json";
   const std::vector<std::string> arguments(a.command.begin() + 1, a.command.end());
   return run_under_heddle(a.command.front(), arguments, variables);

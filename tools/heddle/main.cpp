@@ -99,6 +99,8 @@ int main(int argc, char** argv) {
   run_command->add_option("--exit-code-is-bug", run.exit_code_is_bug,
                           "A non-zero exit status is a bug: true (default) or false");
   run_command->add_option("--memory", run.memory, "Scheduling points at plain memory accesses: all, shared, none");
+  run_command->add_option("--detect-races", run.detect_races,
+                          "Report unordered conflicting accesses as data races: true (default) or false");
   run_command->add_option("command", run.command, "The program and its arguments, after --")->required();
 
   replay_arguments replay;
