@@ -22,6 +22,7 @@
 
 #include <fmt/format.h>
 
+#include "strategies/change_points.hpp"
 #include "strategies/rng.hpp"
 #include "strategies/strategies.hpp"
 
@@ -37,11 +38,7 @@ class pct_strategy final : public strategy {
     priority_.clear();
     demoted_ = 0;
     known_ = 0;
-    const std::uint64_t k = std::max<std::uint64_t>(learned_steps_, 32);
-    change_points_.clear();
-    for (unsigned i = 1; i < depth_; ++i) change_points_.push_back(rng_.below(k));
-    std::sort(change_points_.begin(), change_points_.end());
-    next_change_ = 0;
+    changes_.draw(rng_, depth_, learned_steps_);
   }
 
   std::size_t next_operation(const decision_context& ctx) override {
@@ -57,8 +54,7 @@ class pct_strategy final : public strategy {
       demote(ctx.enabled[pick].id);
       pick = highest(ctx);
     }
-    while (next_change_ < change_points_.size() && ctx.step >= change_points_[next_change_]) {
-      ++next_change_;
+    while (changes_.take(ctx.step)) {
       demote(ctx.enabled[pick].id);
       pick = highest(ctx);
     }
@@ -106,8 +102,7 @@ class pct_strategy final : public strategy {
   std::vector<operation_id> priority_;
   std::size_t demoted_ = 0;
   std::size_t known_ = 0;
-  std::vector<std::uint64_t> change_points_;  // sorted step indices
-  std::size_t next_change_ = 0;
+  change_points changes_;
   std::uint64_t learned_steps_ = 0;  // most steps seen in any earlier iteration
 };
 
