@@ -4,48 +4,13 @@
 #   cli_test.sh CASE HEDDLE BANK_ACCOUNT BANK_ACCOUNT_FIXED CRASH_EXAMPLE WORK_DIR
 #
 # Each case runs the built tool in a fresh WORK_DIR and checks exit codes and
-# output text (bug kind, message, replay command, one-line errors). A failed
-# check prints what was expected, the command and everything it printed, and
-# exits 1, so CTest shows why.
+# output text (bug kind, message, replay command, one-line errors) with the
+# helpers of tests/lib/check.sh.
 set -u
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/check.sh"
 
 case_name=$1 heddle=$2 buggy=$3 fixed=$4 crashing=$5 work=$6
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
-
-last_command=""
-rc=0 out="" err=""
-
-fail() {
-  echo "FAIL [$case_name]: $*" >&2
-  echo "--- command: $last_command (exit $rc)" >&2
-  echo "--- stdout:" >&2 && cat "$work/stdout" >&2 2>/dev/null
-  echo "--- stderr:" >&2 && cat "$work/stderr" >&2 2>/dev/null
-  exit 1
-}
-
-# run ARGS...: runs the command; sets rc, out (stdout) and err (stderr).
-run() {
-  last_command="$*"
-  "$@" >"$work/stdout" 2>"$work/stderr"
-  rc=$?
-  out=$(<"$work/stdout")
-  err=$(<"$work/stderr")
-}
-
-expect_exit() { [[ $rc == "$1" ]] || fail "expected exit status $1, got $rc"; }
-expect_stdout() { [[ $out == *"$1"* ]] || fail "stdout does not contain '$1'"; }
-expect_stderr() { [[ $err == *"$1"* ]] || fail "stderr does not contain '$1'"; }
-expect_file() { [[ -f $1 ]] || fail "file '$1' was not written"; }
-
-# A usage or input error: exit 2, nothing on stdout, exactly one line on
-# stderr that starts with "heddle: " and contains $1.
-expect_one_line_error() {
-  expect_exit 2
-  [[ -z $out ]] || fail "expected nothing on stdout"
-  [[ $(printf '%s\n' "$err" | wc -l) == 1 ]] || fail "expected exactly one line on stderr"
-  [[ $err == "heddle: "* ]] || fail "expected the line to start with 'heddle: '"
-  expect_stderr "$1"
-}
 
 # Explores the bank account example with PCT; leaves the trace in out/.
 find_bank_account_bug() {

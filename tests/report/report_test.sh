@@ -10,37 +10,15 @@
 # lane per operation, the bug message, the minimized trace shown by the
 # script) and that the screenshot is a PNG that is not one flat colour.
 set -u
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/check.sh"
 
 case_name=$1 heddle=$2 fixture=$3 work=$4
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 
-last_command=""
-rc=0 out="" err=""
-
-fail() {
-  echo "FAIL [$case_name]: $*" >&2
-  echo "--- command: $last_command (exit $rc)" >&2
-  echo "--- stdout:" >&2 && cat "$work/stdout" >&2 2>/dev/null
-  echo "--- stderr:" >&2 && cat "$work/stderr" >&2 2>/dev/null
-  exit 1
-}
-
-run() {
-  last_command="$*"
-  "$@" >"$work/stdout" 2>"$work/stderr"
-  rc=$?
-  out=$(<"$work/stdout")
-  err=$(<"$work/stderr")
-}
-
-expect_exit() { [[ $rc == "$1" ]] || fail "expected exit status $1, got $rc"; }
-expect_stdout() { [[ $out == *"$1"* ]] || fail "stdout does not contain '$1'"; }
-expect_file() { [[ -s $1 ]] || fail "file '$1' was not written"; }
-
 make_trace() {
   run "$fixture" dining_philosophers trace.json
   expect_exit 0
-  expect_file trace.json
+  expect_nonempty_file trace.json
 }
 
 # python3 CHECK-SCRIPT ARGS...: a check written in Python; its assertion
@@ -70,7 +48,7 @@ case $case_name in
     make_trace
     run "$heddle" report trace.json --html report.html
     expect_exit 0
-    expect_file report.html
+    expect_nonempty_file report.html
     check report.html trace.json <<'EOF'
 import json, re, sys
 html = open(sys.argv[1]).read()
@@ -110,7 +88,7 @@ EOF
       >dom.html 2>chromium.log
     rc=$?
     [[ $rc == 0 ]] || fail "chromium failed: $(tail -3 chromium.log)"
-    expect_file report.png
+    expect_nonempty_file report.png
     check dom.html trace.json report.png <<'EOF'
 import json, re, struct, sys, zlib
 dom = open(sys.argv[1]).read()
@@ -210,7 +188,7 @@ EOF
     expect_stdout "no source locations"
     expect_stdout "op 2 "
     [[ $out != *"minimized:"* ]] || fail "a bare trace has no original to compare with"
-    expect_file bare.html
+    expect_nonempty_file bare.html
     grep -q 'class="lane" data-operation="4"' bare.html || fail "the bare trace's HTML lacks lane 4"
     ;;
 

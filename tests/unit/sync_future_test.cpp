@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <memory>
+#include <semaphore>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -299,11 +300,15 @@ TEST(future, get_on_a_never_satisfied_future_deadlocks) {
 TEST(future, outside_control_behaves_like_std) {
   heddle::promise<int> p;
   auto f = p.get_future();
+  // The value is set only after the main thread has seen the future not ready, so the
+  // timeout outcome does not depend on how fast the other thread runs.
+  std::binary_semaphore checked{0};
   std::thread t([&] {
-    std::this_thread::sleep_for(5ms);
+    checked.acquire();
     p.set_value(7);
   });
   EXPECT_EQ(f.wait_for(0ms), heddle::future_status::timeout);
+  checked.release();
   EXPECT_EQ(f.get(), 7);
   t.join();
 
