@@ -54,11 +54,11 @@ void run_scenario(detail::executor& exec, const declaration& d, scenario sc, std
   const options& opts = d.opts;
   const std::uint64_t scenario_seed = heddle::detail::iteration_seed(opts.seed, index);
   ++res.scenarios;
-  std::optional<detail::judgement> j = exec.explore(sc, scenario_seed, res.runs, res.skipped_runs);
+  std::optional<detail::judgement> j = exec.explore(sc, scenario_seed, res);
   if (!j) return;
   const std::size_t original_calls = sc.calls();
   detail::failing_run f{std::move(sc), exec.last_run(), std::move(*j)};
-  if (opts.minimize) f = detail::minimize(exec, std::move(f), scenario_seed, res.runs);
+  if (opts.minimize) f = detail::minimize(exec, std::move(f), scenario_seed, res);
   failure out;
   out.kind = f.verdict.kind;
   out.bug = f.verdict.bug;

@@ -39,6 +39,11 @@ class recording_strategy final : public strategy {
     const std::size_t thread = exec_.thread_of(op);
     run_record& r = exec_.record();
     r.schedule.push_back({false, thread, exec_.position(thread), 0});
+    if (auto* e = heddle::detail::engine::current(); e != nullptr && ctx.enabled[chosen].object != 0) {
+      const object_kind kind = e->object(ctx.enabled[chosen].object).kind;
+      if (kind == object_kind::atomic) ++r.atomic_steps;
+      else if (kind == object_kind::variable) ++r.memory_steps;
+    }
     const std::size_t current = exec_.thread_of(ctx.current);
     if (op != ctx.current && current != no_thread && exec_.in_call(current)) {
       std::string where = "blocked";
@@ -123,7 +128,7 @@ executor::executor(const erased_spec& spec, const lincheck::options& opts)
     : spec_(spec),
       opts_(opts),
       fibers_(256 * 1024),
-      engine_(fibers_, {opts.max_steps, opts.fail_on_max_steps, true, true}) {
+      engine_(fibers_, {opts.max_steps, opts.fail_on_max_steps, true, true, opts.memory, opts.detect_races}) {
   for (const operation_decl& d : spec.ops) names_.push_back(d.name);
 }
 
@@ -174,6 +179,8 @@ const run_record& executor::run(const scenario& sc, strategy& chooser) {
   record_.calls.clear();
   record_.events.clear();
   record_.schedule.clear();
+  record_.atomic_steps = 0;
+  record_.memory_steps = 0;
   clock_ = 0;
   thread_of_.assign(2, no_thread);
   thread_of_[1] = 0;
@@ -188,16 +195,18 @@ const run_record& executor::run(const scenario& sc, strategy& chooser) {
   return record_;
 }
 
-std::optional<judgement> executor::explore(const scenario& sc, std::uint64_t seed, std::uint64_t& runs,
-                                           std::uint64_t& skipped) {
+std::optional<judgement> executor::explore(const scenario& sc, std::uint64_t seed, result& totals) {
   std::unique_ptr<strategy> chosen = heddle::detail::make_strategy(opts_.strategy);
   for (std::uint64_t i = 0; i < opts_.iterations; ++i) {
     chosen->begin_iteration(i, heddle::detail::iteration_seed(seed, i));
     const run_record& r = run(sc, *chosen);
     chosen->end_iteration({r.steps, r.found.has_value(), r.hit_max_steps});
-    ++runs;
+    ++totals.runs;
+    totals.steps += r.steps;
+    totals.atomic_steps += r.atomic_steps;
+    totals.memory_steps += r.memory_steps;
     if (r.stopped || (r.hit_max_steps && !r.found)) {
-      ++skipped;
+      ++totals.skipped_runs;
     } else if (std::optional<judgement> j = judge(r)) {
       return j;
     }

@@ -49,6 +49,8 @@ struct run_record {
   bool hit_max_steps = false;
   bool stopped = false;  // the strategy stopped the run (not judged)
   std::uint64_t steps = 0;
+  std::uint64_t atomic_steps = 0;  // decisions at atomic operations
+  std::uint64_t memory_steps = 0;  // decisions at plain memory accesses (instrumented code)
 };
 
 // What the verdict on one run is, when it is a failure.
@@ -68,9 +70,8 @@ class executor {
 
   // Runs `sc` with a fresh strategy of the options' spec for up to
   // opts.iterations schedules; returns the first failing run's judgement (the
-  // run is then last_run()). `runs` and `skipped` count what was executed.
-  std::optional<judgement> explore(const scenario& sc, std::uint64_t seed, std::uint64_t& runs,
-                                   std::uint64_t& skipped);
+  // run is then last_run()). Adds the runs and their steps to `totals`.
+  std::optional<judgement> explore(const scenario& sc, std::uint64_t seed, result& totals);
   // Runs `sc` once, following `schedule` where the scenario allows it.
   std::optional<judgement> follow(const scenario& sc, const std::vector<schedule_entry>& schedule);
 

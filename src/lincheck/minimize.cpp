@@ -49,19 +49,16 @@ std::vector<candidate> candidates_of(const failing_run& f) {
 
 }  // namespace
 
-failing_run minimize(executor& exec, failing_run failing, std::uint64_t seed, std::uint64_t& runs) {
+failing_run minimize(executor& exec, failing_run failing, std::uint64_t seed, result& totals) {
   std::uint64_t attempt = 0;
   for (bool progress = true; progress;) {
     progress = false;
     for (candidate& c : candidates_of(failing)) {
       ++attempt;
       std::optional<judgement> j = exec.follow(c.sc, c.schedule);
-      ++runs;
+      ++totals.runs;
       const bool on_schedule = j && j->kind == failing.verdict.kind;
-      if (!on_schedule) {
-        std::uint64_t skipped = 0;
-        j = exec.explore(c.sc, heddle::detail::iteration_seed(seed, attempt), runs, skipped);
-      }
+      if (!on_schedule) j = exec.explore(c.sc, heddle::detail::iteration_seed(seed, attempt), totals);
       if (j && j->kind == failing.verdict.kind) {
         failing = failing_run{std::move(c.sc), exec.last_run(), std::move(*j), failing.reductions + 1,
                               failing.reductions_on_schedule + (on_schedule ? 1 : 0)};

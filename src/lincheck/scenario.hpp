@@ -21,8 +21,8 @@ struct failing_run {
 
 // Removes threads and calls greedily while the scenario still fails the same
 // way; each candidate first follows the failing schedule, then tries fresh
-// schedules. `runs` counts the executions.
-failing_run minimize(executor& exec, failing_run failing, std::uint64_t seed, std::uint64_t& runs);
+// schedules. Its runs and steps are added to `totals`.
+failing_run minimize(executor& exec, failing_run failing, std::uint64_t seed, result& totals);
 
 // The report of a failure: the scenario, the results, the interleaving, why.
 // `generated`: the scenario came from the seed (check()), so the report says

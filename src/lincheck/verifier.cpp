@@ -168,6 +168,10 @@ class search {
           lines += fmt::format("\n  {} [{}] returned {}, but the model returns {} here",
                                call_text(names_, c, false), thread_name(c), c.result->text(), model_result);
           break;
+        case step_verdict::rejected:
+          lines += fmt::format("\n  {} [{}] returned {}, which the model does not accept here",
+                               call_text(names_, c, false), thread_name(c), c.result->text());
+          break;
         case step_verdict::blocked:
           lines += fmt::format("\n  {} [{}] returned {}, but the model says it would block here",
                                call_text(names_, c, false), thread_name(c), c.result->text());

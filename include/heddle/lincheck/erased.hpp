@@ -51,6 +51,7 @@ enum class step_verdict : std::uint8_t {
   matches,  // the model returns what the object returned (or the call is pending)
   differs,  // the model returns something else (*model_result says what)
   blocked,  // the model says the operation cannot take effect in this state
+  rejected, // the model judged the object's result (returned<R>) and does not accept it here
 };
 
 // A copy of the sequential model, for the verifiers' search.

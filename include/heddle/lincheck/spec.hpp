@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "heddle/bug.hpp"
+#include "heddle/options.hpp"
 #include "heddle/lincheck/erased.hpp"
 #include "heddle/lincheck/history.hpp"
 #include "heddle/lincheck/printing.hpp"
@@ -56,6 +57,29 @@ value_generator<std::common_type_t<T, More...>> values(T first, More... more) {
 
 // Any callable taking random_source& is a generator too.
 
+// ---------------------------------------------------------------- judging models
+
+// What the object under test returned, handed to a model member that judges
+// it: `bool dequeue(returned<std::optional<int>> got)`. Such a member says
+// whether the model accepts that result in its state (and, if so, applies the
+// call's effect), instead of computing the one result it expects. This is how
+// a model allows more than one outcome: a queue that is FIFO per producer but
+// not across producers, a try-operation that may fail spuriously. When the
+// call never returned (a deadlocked or cut-off run), `known()` is false and
+// the member says whether the call can take effect without a result (false:
+// it would block here).
+template <class R>
+class returned {
+ public:
+  explicit returned(const R* value) noexcept : value_(value) {}
+  bool known() const noexcept { return value_ != nullptr; }
+  const R& operator*() const noexcept { return *value_; }
+  const R* operator->() const noexcept { return value_; }
+
+ private:
+  const R* value_;
+};
+
 // ---------------------------------------------------------------- options
 
 struct options {
@@ -72,6 +96,11 @@ struct options {
   std::uint64_t max_steps = 20000;   // decisions per run
   bool fail_on_max_steps = false;    // at max_steps: false skips the run, true reports a livelock
   bool print_report = true;          // print a failure's report to stderr
+  // For objects built with -fsanitize=thread against libheddle-rt
+  // (heddle_instrument(), docs/pushbutton.md): which plain memory accesses are
+  // scheduling points, and whether unordered ones are data_race failures.
+  memory_policy memory = memory_policy::shared;
+  bool detect_races = true;
 };
 
 namespace detail {
@@ -120,6 +149,14 @@ struct callable_traits<F> : lambda_call<decltype(&F::operator())> {};
 template <class F>
 concept known_callable = requires { typename callable_traits<F>::result; };
 
+// Does the model's member judge the object's result (returned<R> first, bool back)?
+template <class ModelFn, class Model, class R, class Args>
+struct judges_result : std::false_type {};
+template <class ModelFn, class Model, class R, class... A>
+  requires(!std::is_void_v<R>)
+struct judges_result<ModelFn, Model, R, std::tuple<A...>>
+    : std::is_invocable_r<bool, const ModelFn&, Model&, returned<R>, const A&...> {};
+
 template <class Tuple>
 struct arguments_of final : arguments {
   Tuple values;
@@ -155,19 +192,23 @@ class operation_of final : public typed_operation<Object, Model> {
   using args_tuple = typename traits::args;
   using object_result = std::decay_t<typename traits::result>;
 
-  template <class Tuple>
-  struct model_result_for;
+  template <bool Judging, class Tuple>
+  struct model_result_for {
+    using type = void;  // a judging member returns whether it accepts the result
+  };
   template <class... A>
-  struct model_result_for<std::tuple<A...>> {
+  struct model_result_for<false, std::tuple<A...>> {
     using type = std::decay_t<std::invoke_result_t<const ModelFn&, Model&, const A&...>>;
   };
 
  public:
-  using model_result = typename model_result_for<args_tuple>::type;
+  // The model's member takes returned<R> first and judges the object's result.
+  static constexpr bool judging = judges_result<ModelFn, Model, object_result, args_tuple>::value;
+  using model_result = typename model_result_for<judging, args_tuple>::type;
   // The model says "would block" with an empty optional (or false for a void operation).
   static constexpr bool partial =
-      (std::is_void_v<object_result> && std::is_same_v<model_result, bool>) ||
-      (!is_optional<object_result>::value && is_optional<model_result>::value);
+      !judging && ((std::is_void_v<object_result> && std::is_same_v<model_result, bool>) ||
+                   (!is_optional<object_result>::value && is_optional<model_result>::value));
 
   operation_of(ObjectFn object_fn, ModelFn model_fn, Generators... generators)
       : object_fn_(object_fn), model_fn_(model_fn), generators_(std::move(generators)...) {}
@@ -190,6 +231,20 @@ class operation_of final : public typed_operation<Object, Model> {
   step_verdict apply(Model& m, const arguments& a, const observed* result, std::string* model_result_text) const override {
     if (this->enabled && !this->enabled(m)) return step_verdict::blocked;
     const auto& args = static_cast<const arguments_of<args_tuple>&>(a).values;
+    if constexpr (judging) {
+      const object_result* got =
+          result == nullptr ? nullptr : &static_cast<const observed_of<object_result>&>(*result).value;
+      const bool accepted = std::apply(
+          [&](const auto&... v) { return std::invoke(model_fn_, m, returned<object_result>(got), v...); }, args);
+      if (accepted) return step_verdict::matches;
+      return got == nullptr ? step_verdict::blocked : step_verdict::rejected;
+    } else {
+      return compare(m, args, result, model_result_text);
+    }
+  }
+
+ private:
+  step_verdict compare(Model& m, const args_tuple& args, const observed* result, std::string* model_result_text) const {
     auto run = [&] { return std::apply([&](const auto&... v) { return std::invoke(model_fn_, m, v...); }, args); };
     if constexpr (std::is_void_v<object_result>) {
       if constexpr (partial) {
@@ -217,7 +272,6 @@ class operation_of final : public typed_operation<Object, Model> {
     }
   }
 
- private:
   template <std::size_t... I>
   args_tuple generate_tuple(random_source& r, std::index_sequence<I...>) const {
     return args_tuple{static_cast<std::tuple_element_t<I, args_tuple>>(std::get<I>(generators_)(r))...};
@@ -304,19 +358,20 @@ class spec {
     static_assert(generators_fit<args, Generators...>(std::index_sequence_for<Generators...>{}),
                   "heddle::lincheck: a generator must be callable with heddle::lincheck::random_source& and "
                   "return a value convertible to the operation's parameter in the same position");
-    static_assert(model_accepts<ModelFn, args>::value,
+    using object_result = std::decay_t<typename detail::callable_traits<ObjectFn>::result>;
+    constexpr bool judging = detail::judges_result<ModelFn, Model, object_result, args>::value;
+    static_assert(judging || model_accepts<ModelFn, args>::value,
                   "heddle::lincheck: the model's member for this operation cannot be called with the object's "
                   "arguments; give the model a member with the same parameters (or pass a callable taking "
-                  "Model& first)");
-    if constexpr (model_accepts<ModelFn, args>::value) {
+                  "Model& first), or one that judges the result: bool f(heddle::lincheck::returned<R>, args...)");
+    if constexpr (judging || model_accepts<ModelFn, args>::value) {
       using op_type = detail::operation_of<Object, Model, ObjectFn, ModelFn, Generators...>;
-      using object_result = std::decay_t<typename detail::callable_traits<ObjectFn>::result>;
       using model_result = typename op_type::model_result;
-      static_assert(results_compare<object_result, model_result>(),
+      static_assert(judging || results_compare<object_result, model_result>(),
                     "heddle::lincheck: the model's result must compare with == to the object's result; for an "
                     "operation that may block, the model returns std::optional<R> (where the object returns R) "
                     "or bool (where the object returns void), empty or false meaning \"would block\"");
-      if constexpr (results_compare<object_result, model_result>()) {
+      if constexpr (judging || results_compare<object_result, model_result>()) {
         ops_->push_back(std::make_shared<op_type>(object_fn, model_fn, std::move(generators)...));
         decls_.push_back({std::move(name), false, {}, {}});
       }
@@ -370,6 +425,8 @@ class spec {
   spec& max_steps(std::uint64_t n) { opts_.max_steps = n; return *this; }
   spec& fail_on_max_steps(bool on) { opts_.fail_on_max_steps = on; return *this; }
   spec& print_report(bool on) { opts_.print_report = on; return *this; }
+  spec& memory(memory_policy policy) { opts_.memory = policy; return *this; }
+  spec& detect_races(bool on) { opts_.detect_races = on; return *this; }
   spec& with(const lincheck::options& o) { opts_ = o; return *this; }
   const lincheck::options& opts() const { return opts_; }
 
@@ -475,6 +532,9 @@ struct result {
   std::size_t scenarios = 0;      // scenarios run
   std::uint64_t runs = 0;         // executions (schedules) in all
   std::uint64_t skipped_runs = 0; // runs that hit max_steps and were not judged
+  std::uint64_t steps = 0;        // scheduling decisions over all runs
+  std::uint64_t atomic_steps = 0; // of those, at atomic operations (heddle::atomic or instrumented code)
+  std::uint64_t memory_steps = 0; // of those, at plain memory accesses of instrumented code
   std::optional<lincheck::failure> failure;
   std::chrono::nanoseconds elapsed{0};
   explicit operator bool() const noexcept { return !failure; }
