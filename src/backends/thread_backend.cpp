@@ -13,7 +13,6 @@
 
 #include <linux/futex.h>
 #include <pthread.h>
-#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -22,11 +21,32 @@
 
 namespace heddle::detail {
 
+namespace {
+
+// The crash handler runs on this stack when an operation's own overflows.
+constexpr std::size_t alternate_stack_size = 64 * 1024;
+
+}  // namespace
+
+// A worker's memory: one mapping with a guard page at the bottom, the
+// thread's stack above it, and the alternate signal stack on top, where an
+// overflowing stack cannot reach it.
+struct thread_backend::worker_memory {
+  std::size_t stack_size = 0;         // usable by the thread, below the alternate stack
+  std::unique_ptr<stack_pool> pool;   // its one stack, with the guard page
+  boost::context::stack_context top;  // the whole mapping above the guard page
+
+  explicit worker_memory(std::size_t size)
+      : stack_size(size), pool(std::make_unique<stack_pool>(size + alternate_stack_size)), top(pool->allocate()) {}
+  char* alternate() const noexcept { return static_cast<char*>(top.sp) - alternate_stack_size; }
+  char* stack_base() const noexcept { return static_cast<char*>(top.sp) - top.size; }
+};
+
 struct thread_backend::worker {
   std::atomic<std::uint32_t> word{0};
   pthread_t thread{};
   std::size_t stack_size = 0;
-  std::unique_ptr<stack_pool> stack;  // one stack, with its guard page
+  std::unique_ptr<worker_memory> memory;
   int cpu = -1;                       // pinned to this CPU; -1: the process's own mask
   // The assignment, written before the resume that starts an operation and
   // read by the worker after it wakes (the futex word orders the two).
@@ -72,6 +92,10 @@ struct stash_guard {
   ~stash_guard() { stash_lock.clear(std::memory_order_release); }
 };
 
+// Memory for workers not started yet (reserve_memory), for any backend.
+// Guarded by stash_lock. Unlike the stash it survives a fork: mappings do.
+std::vector<std::unique_ptr<thread_backend::worker_memory>>* spare_memory = nullptr;
+
 // A forked child has none of its parent's threads: the stash is forgotten
 // there (leaked, not freed: the memory may be in use by nobody, but freeing
 // it is not worth the risk in a child about to run a program).
@@ -101,18 +125,18 @@ cpu_set_t& process_mask() {
 
 void* worker_entry(void* argument);
 
+// The C library's pthread_create, looked up when a backend is made rather
+// than when it starts its first thread: a process that forks after making
+// one (the fork server) hands the answer to every child.
+decltype(&::pthread_create) real_pthread_create() noexcept { return HEDDLE_REAL(pthread_create); }
+
 }  // namespace
 
 void run_worker(thread_backend::worker& w) {
-  // The crash handler runs on this stack when the operation's own overflows.
-  const std::size_t alternate_size = 64 * 1024;
-  if (void* p = ::mmap(nullptr, alternate_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-      p != MAP_FAILED) {
-    stack_t alternate{};
-    alternate.ss_sp = p;
-    alternate.ss_size = alternate_size;
-    ::sigaltstack(&alternate, nullptr);
-  }
+  stack_t alternate{};
+  alternate.ss_sp = w.memory->alternate();
+  alternate.ss_size = alternate_stack_size;
+  ::sigaltstack(&alternate, nullptr);
   for (;;) {
     park(w.word);
     thread_backend& b = *w.owner;
@@ -136,6 +160,27 @@ thread_backend::thread_backend(std::size_t stack_size, bool pin) : stack_size_(s
   static std::once_flag registered;
   std::call_once(registered, [] { ::pthread_atfork(nullptr, nullptr, &forget_stash_in_child); });
   (void)process_mask();
+  (void)real_pthread_create();
+}
+
+void thread_backend::reserve_memory(std::size_t workers, std::size_t stack_size) {
+  stash_guard lock;
+  if (spare_memory == nullptr) spare_memory = new std::vector<std::unique_ptr<worker_memory>>;  // NOLINT: lives for the process
+  for (std::size_t i = 0; i < workers; ++i) spare_memory->push_back(std::make_unique<worker_memory>(stack_size));
+}
+
+std::unique_ptr<thread_backend::worker_memory> thread_backend::take_memory(std::size_t stack_size) {
+  {
+    stash_guard lock;
+    if (spare_memory != nullptr)
+      for (auto it = spare_memory->begin(); it != spare_memory->end(); ++it)
+        if ((*it)->stack_size >= stack_size) {
+          std::unique_ptr<worker_memory> m = std::move(*it);
+          spare_memory->erase(it);
+          return m;
+        }
+  }
+  return std::make_unique<worker_memory>(stack_size);
 }
 
 thread_backend::~thread_backend() {
@@ -192,14 +237,16 @@ thread_backend::worker& thread_backend::assign(std::size_t slot) {
   } else {
     w = new worker;  // NOLINT: pool threads live for the process
     w->stack_size = stack_size_;
-    w->stack = std::make_unique<stack_pool>(stack_size_);
-    const boost::context::stack_context sc = w->stack->allocate();
+    w->memory = take_memory(stack_size_);
     pthread_attr_t attributes;
     ::pthread_attr_init(&attributes);
-    ::pthread_attr_setstack(&attributes, static_cast<char*>(sc.sp) - sc.size, sc.size);
-    const int error = HEDDLE_REAL(pthread_create)(&w->thread, &attributes, &worker_entry, w);
+    ::pthread_attr_setstack(&attributes, w->memory->stack_base(), w->memory->stack_size);
+    const int error = real_pthread_create()(&w->thread, &attributes, &worker_entry, w);
     ::pthread_attr_destroy(&attributes);
     if (error != 0) throw std::system_error(error, std::generic_category(), "heddle: creating an operation thread");
+    // A new thread has its creator's affinity, and the creator is this
+    // iteration's running thread: pinned to cpu_ when pinning.
+    if (cpu_ >= 0) w->cpu = cpu_;
   }
   if (w->cpu != cpu_) {
     if (cpu_ >= 0) pin_thread(w->thread, cpu_);

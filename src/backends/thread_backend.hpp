@@ -17,13 +17,14 @@
 // answers on every thread. Real threads are created with HEDDLE_REAL, so the
 // pthread interposer of libheddle-rt never sees heddle's own threads. Stacks
 // come from a stack_pool (a guard page each, known to the crash handler) and
-// every pool thread has an alternate signal stack, so an overflow is reported
-// as on fibers.
+// every pool thread has an alternate signal stack in the same mapping, so an
+// overflow is reported as on fibers.
 #pragma once
 
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include <sched.h>
@@ -58,13 +59,21 @@ class thread_backend final : public backend {
     hook_argument_ = argument;
   }
 
-  struct worker;  // a pool thread (thread_backend.cpp)
+  // Maps the memory of `workers` operation threads (stack, guard page,
+  // alternate signal stack) now, for threads any backend of this process or
+  // of a child forked from it starts later: the fork server's children then
+  // start their threads without mapping anything.
+  static void reserve_memory(std::size_t workers, std::size_t stack_size);
+
+  struct worker;         // a pool thread (thread_backend.cpp)
+  struct worker_memory;  // its stacks
 
  private:
   std::atomic<std::uint32_t>& word_of(std::size_t slot);
   // The word of `slot`, giving it a pool thread first if it has none yet.
   std::atomic<std::uint32_t>& word_to_resume(std::size_t slot);
   worker& assign(std::size_t slot);
+  static std::unique_ptr<worker_memory> take_memory(std::size_t stack_size);
   void adopt_control() const noexcept;
 
   std::size_t stack_size_;

@@ -1,13 +1,23 @@
 // The shared memory between the fork server (the parent, which holds the
 // strategy) and the child that runs one iteration of the program.
 //
-// Protocol: `turn` says who acts. The child runs while it is `child`; at each
-// decision it mirrors what it has (steps taken, operation names, objects),
-// writes the question, sets `turn` to `parent` and sleeps on the word; the
-// parent answers and hands the turn back. Both are pinned to one CPU, so a
-// round trip is two same-CPU futex hand-offs. Because every decision is taken
-// in the parent and every finished step is mirrored before the next question,
-// a child that crashes, aborts or hangs loses nothing the trace needs.
+// Protocol: the child decides on its own. It inherited the parent's strategy
+// by fork, in the state the parent left it after begin_iteration, so it takes
+// every decision locally and appends each to the decision log below: what the
+// strategy was told (the decision context, the enabled set in a shared pool)
+// and what it answered. The parent sleeps until the child is gone, then feeds
+// the logged decisions to its own strategy, which answers the same (a
+// strategy depends only on its seed, its own state and what it is told) and
+// so learns what the child's copy learned: dfs and dpor backtrack, pct counts
+// steps, ql updates its table, across iterations as in process.
+//
+// A full log is the one hand-off: the child sets `turn_word` to `parent`,
+// signals the parent's eventfd and sleeps on the word; the parent feeds the
+// log to its strategy, empties it and hands the turn back. Records are
+// complete before `decisions_logged` counts them, and every finished step is
+// mirrored before the next decision, so a child that crashes, aborts or hangs
+// loses nothing the trace needs. `progress` counts every decision of the
+// iteration, for the watchdog.
 //
 // Everything here is plain data of fixed size, written by the child and read
 // by the parent only while the child waits or is dead. Source locations are
@@ -27,14 +37,32 @@ namespace heddle::rt {
 inline constexpr std::size_t max_operations = 1024;
 inline constexpr std::size_t max_objects = 1 << 16;
 inline constexpr std::size_t name_length = 64;
+// Log capacities: a full log costs one hand-off to the parent, so these only
+// bound the shared memory (about 1.8 MB, touched as far as an iteration goes).
+inline constexpr std::size_t decision_capacity = 4096;
+inline constexpr std::size_t enabled_capacity = 1 << 16;
 
 enum class turn : std::uint32_t { child = 0, parent = 1 };
 
-enum class request : std::uint32_t {
-  next_operation,  // answer: an index into `enabled`
-  next_value,      // answer: a value below `question_choice.bound`
-  ended,           // the iteration ended in the engine (bug, deadlock, max steps, stop)
-  exiting,         // the program is exiting with `exit_status`
+// How far the child got.
+enum class ending : std::uint32_t {
+  running,  // (or died without saying more)
+  ended,    // the iteration ended in the engine (bug, deadlock, max steps, stop)
+  exiting,  // the program is exiting with `exit_status`
+};
+
+// One decision the child took: the strategy's input and its answer.
+struct decision_record {
+  std::uint64_t step;
+  std::uint64_t operation_count;
+  std::uint64_t user_state_hash;
+  std::uint64_t answer;           // an index into the enabled set, a value, or strategy::stop
+  detail::choice value_choice;    // for a next_value decision
+  operation_id current;
+  std::uint32_t enabled_first;    // the enabled set: enabled_pool[first, first + count)
+  std::uint32_t enabled_count;
+  std::uint8_t is_value;          // next_value (else next_operation)
+  std::uint8_t current_finished;
 };
 
 // How an operation last looked, for reports of crashes and hangs.
@@ -43,7 +71,7 @@ struct operation_mirror {
   point_kind point;
   object_id object;
   std::uint8_t status;  // detail::op_status
-  std::int32_t tid;     // its OS thread (0 until it asked a question)
+  std::int32_t tid;     // its OS thread (0 until it took a decision)
   std::source_location where;
 };
 
@@ -71,21 +99,17 @@ struct bug_record {
 };
 
 struct fork_channel {
-  std::atomic<std::uint32_t> turn_word;  // a heddle::rt::turn
-  request question;
-  // The question: the decision context and, for next_value, the choice.
-  std::uint32_t enabled_count;
-  operation_id current;
-  std::uint64_t step;
-  std::uint64_t operation_count;
-  std::uint64_t user_state_hash;
-  std::uint8_t current_finished;
-  detail::choice question_choice;
-  // The answer: an index or a value, or strategy::stop to stop the
-  // iteration, `stop_reason` then saying why.
-  std::uint64_t answer;
-  char stop_reason[512];
+  std::atomic<std::uint32_t> turn_word;  // a heddle::rt::turn: who acts while the log is full
+  std::atomic<std::uint64_t> progress;   // decisions taken in this iteration
+  operation_id current;                  // the operation of the last decision
+  // The log. Invariant: decisions[0, decisions_logged) are complete and use
+  // enabled_pool[0, enabled_used); the parent empties both at a hand-off.
+  std::atomic<std::uint64_t> decisions_logged;
+  std::uint32_t enabled_used;
+  decision_record decisions[decision_capacity];
+  detail::pending_operation enabled_pool[enabled_capacity];
   // The end: how the iteration or the program ended.
+  ending end;
   std::int32_t exit_status;
   std::uint8_t hit_max_steps;
   char stopped[512];  // the engine's reason when the strategy stopped it
@@ -93,12 +117,11 @@ struct fork_channel {
   crash_record crash;
   // The mirror. Invariant: the first `steps_mirrored` entries of `steps()`,
   // and the first `operations_mirrored`/`objects_mirrored` entries of the
-  // tables, equal the engine's at the time of the last question.
+  // tables, equal the engine's at the time of the last decision.
   std::uint64_t steps_mirrored;
   std::uint32_t operations_mirrored;
   std::uint32_t objects_mirrored;
   std::uint64_t step_capacity;
-  detail::pending_operation enabled[max_operations];
   operation_mirror operations[max_operations];  // index = operation id
   object_mirror objects[max_objects];           // index = object id
   // step_capacity step records follow.

@@ -8,6 +8,8 @@
 #include <memory>
 
 #include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -25,6 +27,17 @@ void run_main_thread(const std::function<void()>& body) __attribute__((weak));
 }
 
 namespace heddle::rt {
+
+namespace {
+
+// The C library's exit, looked up once in the fork server (prepare_children).
+decltype(&::exit) real_exit() noexcept { return HEDDLE_REAL(exit); }
+
+// Deep recursion in a program's main is common: operation threads get the
+// stack a main thread would have, at least.
+std::size_t operation_stack_size(const options& o) { return std::max<std::size_t>(o.stack_size, 8u << 20); }
+
+}  // namespace
 
 void shared_wait(std::atomic<std::uint32_t>& word, std::uint32_t expected, long timeout_ns) noexcept {
   timespec timeout{timeout_ns / 1'000'000'000, timeout_ns % 1'000'000'000};
@@ -53,13 +66,16 @@ void mirror(fork_channel& ch, const detail::engine& e, bool everything) {
   for (operation_id id = 1; id < ops; ++id) {
     const detail::operation& op = e.operation_at(id);
     operation_mirror& m = ch.operations[id];
+    if (id >= ch.operations_mirrored) m.tid = 0;
     if (everything || id >= ch.operations_mirrored || id == current) copy_text(m.name, op.name.c_str());
     m.point = op.point;
     m.object = op.object;
     m.status = static_cast<std::uint8_t>(op.status);
     m.where = op.where;
   }
-  if (current != 0 && current < ops) ch.operations[current].tid = static_cast<std::int32_t>(::gettid());
+  // An operation runs on one thread from start to end: asked once.
+  if (current != 0 && current < ops && ch.operations[current].tid == 0)
+    ch.operations[current].tid = static_cast<std::int32_t>(::gettid());
   ch.operations_mirrored = ops;
   const object_id objects = std::min<object_id>(e.object_count(), max_objects);
   for (object_id id = everything ? 1 : std::max<object_id>(ch.objects_mirrored, 1); id < objects; ++id) {
@@ -69,53 +85,91 @@ void mirror(fork_channel& ch, const detail::engine& e, bool everything) {
   ch.objects_mirrored = objects;
 }
 
-void hand_to_parent(fork_channel& ch) {
-  ch.turn_word.store(static_cast<std::uint32_t>(turn::parent), std::memory_order_release);
-  shared_wake(ch.turn_word);
+bool same_operation(const detail::pending_operation& a, const detail::pending_operation& b) noexcept {
+  return a.id == b.id && a.chain == b.chain && a.parent == b.parent && a.point == b.point && a.object == b.object &&
+         a.timed == b.timed;
 }
 
-void ask_parent(fork_channel& ch) {
-  hand_to_parent(ch);
-  while (ch.turn_word.load(std::memory_order_acquire) != static_cast<std::uint32_t>(turn::child))
-    shared_wait(ch.turn_word, static_cast<std::uint32_t>(turn::parent), 0);
-}
-
-class remote_strategy final : public detail::strategy {
+class logging_strategy final : public detail::strategy {
  public:
-  explicit remote_strategy(fork_channel& ch) : ch_(ch) {}
+  logging_strategy(detail::strategy& inner, fork_channel& ch, int parent_event)
+      : inner_(inner), ch_(ch), parent_event_(parent_event) {}
 
+  // The parent began the iteration before the fork and ends it after the
+  // child: the inherited copy only decides.
   void begin_iteration(std::uint64_t, std::uint64_t) override {}
   std::size_t next_operation(const detail::decision_context& ctx) override {
-    return static_cast<std::size_t>(question(ctx, request::next_operation));
+    mirror(ch_, *the_engine, false);
+    const std::size_t pick = inner_.next_operation(ctx);
+    log(ctx, false, {}, pick);
+    return pick;
   }
   std::uint64_t next_value(const detail::decision_context& ctx, const detail::choice& c) override {
-    ch_.question_choice = c;
-    return question(ctx, request::next_value);
+    mirror(ch_, *the_engine, false);
+    const std::uint64_t value = inner_.next_value(ctx, c);
+    log(ctx, true, c, value);
+    return value;
   }
   void end_iteration(const detail::iteration_summary&) override {}
-  std::string describe() const override { return "remote"; }
-  std::string stop_reason() const override { return ch_.stop_reason; }
+  std::string describe() const override { return inner_.describe(); }
+  bool is_fair() const override { return inner_.is_fair(); }
+  std::string stop_reason() const override { return inner_.stop_reason(); }
 
  private:
-  // The parent's answer: an index, a value, or `stop`.
-  std::uint64_t question(const detail::decision_context& ctx, request what) {
-    if (ctx.enabled.size() > max_operations) {
+  void log(const detail::decision_context& ctx, bool is_value, const detail::choice& c, std::uint64_t answer) {
+    const std::size_t count = ctx.enabled.size();
+    if (count > max_operations) {
       std::fprintf(stderr, "heddle: more than %zu operations at once: not supported\n", max_operations);
       std::_Exit(3);
     }
-    mirror(ch_, *the_engine, false);
-    ch_.question = what;
-    ch_.enabled_count = static_cast<std::uint32_t>(ctx.enabled.size());
-    std::copy(ctx.enabled.begin(), ctx.enabled.end(), ch_.enabled);
+    std::uint64_t n = ch_.decisions_logged.load(std::memory_order_relaxed);
+    // Consecutive decisions often see the same enabled set: it is kept once.
+    bool same = last_count_ == count && last_first_ + count <= ch_.enabled_used;
+    for (std::size_t i = 0; same && i < count; ++i) same = same_operation(ch_.enabled_pool[last_first_ + i], ctx.enabled[i]);
+    if (n == decision_capacity || (!same && ch_.enabled_used + count > enabled_capacity)) {
+      hand_log_to_parent();
+      n = 0;
+      same = false;
+    }
+    if (!same) {
+      last_first_ = ch_.enabled_used;
+      last_count_ = count;
+      std::copy(ctx.enabled.begin(), ctx.enabled.end(), ch_.enabled_pool + last_first_);
+      ch_.enabled_used += static_cast<std::uint32_t>(count);
+    }
+    decision_record& r = ch_.decisions[n];
+    r.step = ctx.step;
+    r.operation_count = ctx.operation_count;
+    r.user_state_hash = ctx.user_state_hash;
+    r.answer = answer;
+    r.value_choice = c;
+    r.current = ctx.current;
+    r.enabled_first = static_cast<std::uint32_t>(last_first_);
+    r.enabled_count = static_cast<std::uint32_t>(count);
+    r.is_value = is_value;
+    r.current_finished = ctx.current_finished;
     ch_.current = ctx.current;
-    ch_.step = ctx.step;
-    ch_.operation_count = ctx.operation_count;
-    ch_.user_state_hash = ctx.user_state_hash;
-    ch_.current_finished = ctx.current_finished;
-    ask_parent(ch_);
-    return ch_.answer;
+    ch_.decisions_logged.store(n + 1, std::memory_order_release);
+    ch_.progress.store(ch_.progress.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   }
+
+  // The log is full: the parent takes it and empties it.
+  void hand_log_to_parent() {
+    ch_.turn_word.store(static_cast<std::uint32_t>(turn::parent), std::memory_order_release);
+    const std::uint64_t one = 1;
+    if (::write(parent_event_, &one, sizeof one) != sizeof one) std::_Exit(3);
+    while (ch_.turn_word.load(std::memory_order_acquire) != static_cast<std::uint32_t>(turn::child))
+      shared_wait(ch_.turn_word, static_cast<std::uint32_t>(turn::parent), 0);
+    last_count_ = 0;
+    last_first_ = 0;
+  }
+
+  detail::strategy& inner_;
   fork_channel& ch_;
+  int parent_event_;
+  // The enabled set of the last decision: enabled_pool[last_first_, + last_count_).
+  std::size_t last_first_ = 0;
+  std::size_t last_count_ = 0;
 };
 
 // The iteration is over in the engine: report how, and end the process.
@@ -138,9 +192,8 @@ class remote_strategy final : public detail::strategy {
     copy_text(ch.found.file, b.where.file.c_str());
     copy_text(ch.found.function, b.where.function.c_str());
   }
-  ch.question = request::ended;
+  ch.end = ending::ended;
   std::fflush(nullptr);
-  hand_to_parent(ch);
   std::_Exit(0);
 }
 
@@ -152,13 +205,17 @@ void on_fatal_signal(int signal, siginfo_t* info, void*) {
     ch->crash.stack_overflow = (signal == SIGSEGV || signal == SIGBUS) && info != nullptr &&
                                detail::stack_pool::is_guard_page(info->si_addr);
     ch->crash.signal = signal;
-    shared_wake(ch->turn_word);
   }
   // SA_RESETHAND restored the default action: die of the signal.
   ::raise(signal);
 }
 
+// Installed once: a forked child inherits the handlers and this thread's
+// alternate stack.
 void install_crash_handlers() {
+  static bool installed = false;
+  if (installed) return;
+  installed = true;
   static char alternate[64 * 1024];
   stack_t stack{};
   stack.ss_sp = alternate;
@@ -173,8 +230,9 @@ void install_crash_handlers() {
 
 }  // namespace
 
-std::unique_ptr<detail::strategy> make_remote_strategy(fork_channel& channel) {
-  return std::make_unique<remote_strategy>(channel);
+std::unique_ptr<detail::strategy> make_logging_strategy(detail::strategy& inner, fork_channel& channel,
+                                                        int parent_event) {
+  return std::make_unique<logging_strategy>(inner, channel, parent_event);
 }
 
 // exit() and returning from main: a scheduling point, then the real exit
@@ -189,21 +247,36 @@ std::unique_ptr<detail::strategy> make_remote_strategy(fork_channel& channel) {
     fork_channel& ch = *the_channel;
     mirror(ch, *the_engine, true);
     ch.exit_status = status;
-    ch.question = request::exiting;
+    ch.end = ending::exiting;
     detail::control = {};
-    std::fflush(nullptr);
-    hand_to_parent(ch);
   }
-  HEDDLE_REAL(exit)(status);
+  real_exit()(status);
   __builtin_unreachable();
+}
+
+void prepare_children(const options& o) {
+  install_crash_handlers();
+  (void)real_exit();
+  // The threads of a small program's operations start in a child without
+  // mapping their stacks.
+  constexpr std::size_t usual_operations = 4;
+  detail::thread_backend::reserve_memory(usual_operations, operation_stack_size(o));
+  // A backend's one-time setup (its fork handler, the process's CPU mask,
+  // the real pthread_create); and pinning the way its iterations pin, so the
+  // pthread_self and pthread_setaffinity_np behind it are looked up here too.
+  detail::thread_backend warm(operation_stack_size(o));
+  const int cpu = ::sched_getcpu();
+  if (cpu < 0) return;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  ::pthread_setaffinity_np(::pthread_self(), sizeof set, &set);
 }
 
 void run_iteration(const program_entry& program, const options& o, detail::strategy& s, fork_channel& channel) {
   the_channel = &channel;
   install_crash_handlers();
-  // Deep recursion in a program's main is common: operation threads get the
-  // stack a main thread would have, at least.
-  detail::thread_backend threads(std::max<std::size_t>(o.stack_size, 8u << 20));
+  detail::thread_backend threads(operation_stack_size(o));
   detail::engine engine(threads, {o.max_steps, o.fail_on_max_steps, o.spurious_wakeups, o.spurious_cas_failures,
                                   o.memory, o.detect_races});
   the_engine = &engine;

@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -22,11 +23,13 @@
 #include <nlohmann/json.hpp>
 
 #include "heddle/explore.hpp"
-#include "heddle/version.hpp"
 #include "rt/output_capture.hpp"
 #include "rt/watchdog.hpp"
+#include "runner/iteration_runner.hpp"
 #include "runner/overrides.hpp"
+#include "runner/replay_setup.hpp"
 #include "runner/report.hpp"
+#include "runner/statistics.hpp"
 #include "strategies/rng.hpp"
 #include "strategies/strategies.hpp"
 
@@ -67,27 +70,12 @@ run_plan make_plan(const program_entry& program) {
   // A push-button run always has a watchdog: 10 s unless HEDDLE_ITERATION_TIMEOUT says otherwise (0: none).
   if (std::getenv("HEDDLE_ITERATION_TIMEOUT") == nullptr) o.iteration_timeout = std::chrono::seconds(10);
   if (!o.replay.empty()) {
-    trace recorded;
-    try {
-      recorded = load_trace(o.replay);
-    } catch (const trace_error& e) {
-      throw usage_error(e.what());
-    }
-    if (recorded.header.test != plan.test)
-      throw usage_error(fmt::format("trace '{}' was recorded for '{}', not for this program ('{}')", o.replay,
-                                    recorded.header.test, plan.test));
-    o.seed = recorded.header.seed;
+    trace recorded = detail::load_replay(o, plan.test);
     // HEDDLE_REPLAY_REPEAT=N replays the trace N times, each in a new child
     // (the harness's check that a bug replays every time).
     o.iterations = 1;
     if (const char* repeat = std::getenv("HEDDLE_REPLAY_REPEAT"); repeat != nullptr)
       o.iterations = std::max<std::uint64_t>(1, detail::parse_unsigned(repeat, "HEDDLE_REPLAY_REPEAT"));
-    o.max_steps = recorded.header.max_steps;
-    o.fail_on_max_steps = recorded.header.fail_on_max_steps;
-    o.spurious_wakeups = recorded.header.spurious_wakeups;
-    o.spurious_cas_failures = recorded.header.spurious_cas_failures;
-    o.memory = recorded.header.memory;
-    o.detect_races = recorded.header.detect_races;
     plan.first_iteration = recorded.header.iteration;
     plan.expected = recorded.found;
     auto r = std::make_unique<detail::replay_strategy>(std::move(recorded.steps), recorded.header.strategy);
@@ -100,21 +88,7 @@ run_plan make_plan(const program_entry& program) {
 }
 
 trace_header header_of(const run_plan& plan, std::uint64_t iteration) {
-  const options& o = plan.opts;
-  trace_header h;
-  h.heddle_version = version;
-  h.program = plan.program_path;
-  h.test = plan.test;
-  h.strategy = plan.chosen->describe();
-  h.seed = o.seed;
-  h.iteration = iteration;
-  h.max_steps = o.max_steps;
-  h.fail_on_max_steps = o.fail_on_max_steps;
-  h.spurious_wakeups = o.spurious_wakeups;
-  h.spurious_cas_failures = o.spurious_cas_failures;
-  h.memory = o.memory;
-  h.detect_races = o.detect_races;
-  h.backend = "threads";
+  trace_header h = detail::make_header(plan.opts, {plan.test, plan.program_path}, plan.chosen->describe(), iteration);
   h.arguments = plan.arguments;
   return h;
 }
@@ -167,9 +141,14 @@ struct iteration_result {
 class iteration_server {
  public:
   iteration_server(run_plan& plan, fork_channel& ch, output_capture& output)
-      : plan_(plan), ch_(ch), output_(output) {}
+      : plan_(plan), ch_(ch), output_(output), log_event_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
+    if (log_event_ < 0) throw std::runtime_error(fmt::format("cannot create an eventfd: {}", std::strerror(errno)));
+  }
+  ~iteration_server() { ::close(log_event_); }
+  iteration_server(const iteration_server&) = delete;
+  iteration_server& operator=(const iteration_server&) = delete;
 
-  iteration_result run(const program_entry& program, std::uint64_t index) {
+  iteration_result run(const program_entry& program) {
     reset_channel();
     output_.clear();
     std::fflush(nullptr);
@@ -177,11 +156,9 @@ class iteration_server {
     if (pid < 0) throw std::runtime_error(fmt::format("fork failed: {}", std::strerror(errno)));
     if (pid == 0) {
       output_.redirect_here();
-      ::unsetenv("HEDDLE_RUN");
-      auto remote = make_remote_strategy(ch_);
-      run_iteration(program, plan_.opts, *remote, ch_);
+      auto logging = make_logging_strategy(*plan_.chosen, ch_, log_event_);
+      run_iteration(program, plan_.opts, *logging, ch_);
     }
-    (void)index;
     result_ = {};
     serve(pid);
     return std::move(result_);
@@ -190,9 +167,11 @@ class iteration_server {
  private:
   void reset_channel() {
     ch_.turn_word.store(static_cast<std::uint32_t>(turn::child), std::memory_order_relaxed);
-    ch_.question = request::next_operation;
-    ch_.enabled_count = 0;
+    ch_.progress.store(0, std::memory_order_relaxed);
     ch_.current = 0;
+    ch_.decisions_logged.store(0, std::memory_order_relaxed);
+    ch_.enabled_used = 0;
+    ch_.end = ending::running;
     ch_.exit_status = 0;
     ch_.hit_max_steps = 0;
     ch_.stopped[0] = '\0';
@@ -201,74 +180,103 @@ class iteration_server {
     ch_.steps_mirrored = 0;
     ch_.operations_mirrored = 0;
     ch_.objects_mirrored = 0;
+    consumed_ = 0;
+    last_chosen_ = 0;
   }
 
-  detail::decision_context context() const {
-    return {std::span<const detail::pending_operation>(ch_.enabled, ch_.enabled_count), ch_.current, ch_.step,
-            static_cast<std::size_t>(ch_.operation_count), ch_.user_state_hash, ch_.current_finished != 0};
-  }
-
-  void answer() {
-    const detail::decision_context ctx = context();
-    if (ch_.question == request::next_operation) {
-      const std::size_t pick = plan_.chosen->next_operation(ctx);
-      ch_.answer = pick;
-      if (pick < ch_.enabled_count) {
-        const detail::pending_operation& p = ch_.enabled[pick];
-        result_.steps.push_back({step_kind::schedule, p.point, p.object, p.id});
-        result_.step_operations.push_back(p.id);
-        last_chosen_ = p.id;
+  // Feeds the decisions the child logged since the last call to this
+  // process's strategy, which must answer as the child's copy did; records
+  // the steps they took.
+  void take_log() {
+    const std::uint64_t logged = ch_.decisions_logged.load(std::memory_order_acquire);
+    for (; consumed_ < logged; ++consumed_) {
+      const decision_record& d = ch_.decisions[consumed_];
+      const detail::pending_operation* enabled = ch_.enabled_pool + d.enabled_first;
+      const detail::decision_context ctx{std::span<const detail::pending_operation>(enabled, d.enabled_count),
+                                         d.current, d.step, static_cast<std::size_t>(d.operation_count),
+                                         d.user_state_hash, d.current_finished != 0};
+      std::uint64_t answer = 0;
+      if (d.is_value == 0) {
+        answer = plan_.chosen->next_operation(ctx);
+        if (answer < d.enabled_count) {
+          const detail::pending_operation& p = enabled[answer];
+          result_.steps.push_back({step_kind::schedule, p.point, p.object, p.id});
+          result_.step_operations.push_back(p.id);
+          last_chosen_ = p.id;
+        }
+      } else {
+        const detail::choice& c = d.value_choice;
+        answer = plan_.chosen->next_value(ctx, c);
+        if (answer < c.bound) {
+          result_.steps.push_back({c.kind, c.point, c.object, answer});
+          result_.step_operations.push_back(d.current);
+        }
       }
-    } else {
-      const detail::choice c = ch_.question_choice;
-      const std::uint64_t value = plan_.chosen->next_value(ctx, c);
-      ch_.answer = value;
-      if (value < c.bound) {
-        result_.steps.push_back({c.kind, c.point, c.object, value});
-        result_.step_operations.push_back(ch_.current);
-      }
+      if (answer != d.answer)
+        throw std::runtime_error(fmt::format(
+            "strategy {} answered {} at step {} in the fork server but {} in its child: a strategy must depend only "
+            "on its seed, its own state and what it is told",
+            plan_.chosen->describe(), answer, d.step, d.answer));
     }
-    if (ch_.answer == detail::strategy::stop) copy_text(ch_.stop_reason, plan_.chosen->stop_reason().c_str());
   }
 
-  // Answers questions until the child ends; kills it when it makes no
-  // progress for the iteration timeout.
+  // The child asked for a hand-off but is gone (or killed): the next child
+  // must not find the request.
+  void forget_hand_off() {
+    std::uint64_t count = 0;
+    (void)!::read(log_event_, &count, sizeof count);
+  }
+
+  // The child's log is full: take it, empty it, let the child go on.
+  void hand_back_log() {
+    forget_hand_off();
+    if (ch_.turn_word.load(std::memory_order_acquire) != static_cast<std::uint32_t>(turn::parent)) return;
+    take_log();
+    consumed_ = 0;
+    ch_.decisions_logged.store(0, std::memory_order_relaxed);
+    ch_.enabled_used = 0;
+    ch_.turn_word.store(static_cast<std::uint32_t>(turn::child), std::memory_order_release);
+    shared_wake(ch_.turn_word);
+  }
+
+  // Sleeps until the child ends, taking its log when it is full; kills it
+  // when it takes no decision for the iteration timeout.
   void serve(pid_t pid) {
     const auto timeout = plan_.opts.iteration_timeout;
     const auto limit = timeout.count() > 0 ? timeout : std::chrono::milliseconds(std::numeric_limits<int>::max());
+    const int child = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
     auto last_progress = clock::now();
-    last_chosen_ = 0;
+    std::uint64_t seen = 0;
     int status = 0;
     for (;;) {
-      if (ch_.turn_word.load(std::memory_order_acquire) == static_cast<std::uint32_t>(turn::parent)) {
-        if (ch_.question == request::ended || ch_.question == request::exiting) break;
-        answer();
-        last_progress = clock::now();
-        ch_.turn_word.store(static_cast<std::uint32_t>(turn::child), std::memory_order_release);
-        shared_wake(ch_.turn_word);
-        continue;
-      }
       const auto waited = clock::now() - last_progress;
       if (waited >= limit) {
+        if (child >= 0) ::close(child);
         hang(pid);
         return;
       }
-      const auto slice = std::min<clock::duration>(limit - waited, std::chrono::milliseconds(20));
-      shared_wait(ch_.turn_word, static_cast<std::uint32_t>(turn::child),
-                  static_cast<long>(std::chrono::duration_cast<std::chrono::nanoseconds>(slice).count()));
-      if (ch_.turn_word.load(std::memory_order_acquire) == static_cast<std::uint32_t>(turn::parent)) continue;
-      if (ch_.crash.signal != 0) break;  // dying of a signal it recorded
-      if (::waitpid(pid, &status, WNOHANG) == pid) {
+      // Without a pidfd (Linux before 5.3), a short slice and waitpid.
+      const auto slice = std::min<clock::duration>(
+          limit - waited, child >= 0 ? clock::duration(std::chrono::milliseconds(100)) : std::chrono::milliseconds(1));
+      pollfd watched[2] = {{log_event_, POLLIN, 0}, {child, POLLIN, 0}};
+      const int ms = static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(slice).count());
+      (void)::poll(watched, child >= 0 ? 2 : 1, ms);
+      if ((watched[1].revents & POLLIN) != 0 || (child < 0 && ::waitpid(pid, &status, WNOHANG) == pid)) {
+        if (child >= 0) {
+          ::close(child);
+          ::waitpid(pid, &status, 0);
+        }
+        if ((watched[0].revents & POLLIN) != 0) forget_hand_off();
+        take_log();
         finish(status);
         return;
       }
+      if ((watched[0].revents & POLLIN) != 0) hand_back_log();
+      if (const std::uint64_t now = ch_.progress.load(std::memory_order_relaxed); now != seen) {
+        seen = now;
+        last_progress = clock::now();
+      }
     }
-    // The child is ending (or dying): wait for it, within the timeout.
-    if (!wait_for_exit(pid, limit, status)) {
-      hang(pid);
-      return;
-    }
-    finish(status);
   }
 
   void hang(pid_t pid) {
@@ -276,6 +284,8 @@ class iteration_server {
     ::kill(pid, SIGKILL);
     int status = 0;
     ::waitpid(pid, &status, 0);
+    forget_hand_off();
+    take_log();
     bug b;
     b.kind = bug_kind::hang;
     // Without the limit's value: a replay under another limit reports the same bug.
@@ -300,7 +310,7 @@ class iteration_server {
   void finish(int status) {
     result_.hit_max_steps = ch_.hit_max_steps != 0;
     if (ch_.stopped[0] != '\0') result_.stopped = std::string(ch_.stopped);
-    if (ch_.question == request::ended && ch_.found.present) {
+    if (ch_.end == ending::ended && ch_.found.present) {
       const bug_record& r = ch_.found;
       bug b;
       b.kind = r.kind;
@@ -338,11 +348,11 @@ class iteration_server {
     if (code != 0 && plan_.opts.exit_code_is_bug) {
       bug b;
       b.kind = bug_kind::exit_code;
-      b.message = ch_.question == request::exiting
+      b.message = ch_.end == ending::exiting
                       ? fmt::format("the program exited with status {} (--exit-code-is-bug)", code)
                       : fmt::format("the program ended with status {} without returning from main or calling exit() "
                                     "(--exit-code-is-bug)", code);
-      set_operation(b, ch_.question == request::exiting ? ch_.current : last_chosen_);
+      set_operation(b, ch_.end == ending::exiting ? ch_.current : last_chosen_);
       result_.found = std::move(b);
     }
   }
@@ -350,7 +360,9 @@ class iteration_server {
   run_plan& plan_;
   fork_channel& ch_;
   output_capture& output_;
+  int log_event_;  // the child signals a full log here
   iteration_result result_;
+  std::uint64_t consumed_ = 0;  // decisions of the log fed to the strategy
   operation_id last_chosen_ = 0;
 };
 
@@ -403,20 +415,11 @@ fork_channel* map_channel(std::uint64_t max_steps) {
   return ch;
 }
 
-void pin_to_current_cpu() {
-  const int cpu = ::sched_getcpu();
-  if (cpu < 0) return;
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  CPU_SET(cpu, &set);
-  ::sched_setaffinity(0, sizeof set, &set);
-}
-
 int explore_program(const program_entry& program, run_plan& plan, bool json_summary) {
   const options& o = plan.opts;
   fork_channel& ch = *map_channel(o.max_steps);
   output_capture output;
-  pin_to_current_cpu();
+  prepare_children(o);
   iteration_server server(plan, ch, output);
 
   statistics stats;
@@ -425,13 +428,15 @@ int explore_program(const program_entry& program, run_plan& plan, bool json_summ
   const auto started = clock::now();
   const auto deadline = o.time_budget.count() > 0 ? started + o.time_budget : clock::time_point::max();
   std::uint64_t reproduced = 0;
+  nlohmann::json schedules = nlohmann::json::array();  // with record_iterations
   for (std::uint64_t n = 0; n < o.iterations; ++n) {
     const std::uint64_t index = plan.replaying != nullptr ? plan.first_iteration : plan.first_iteration + n;
     plan.chosen->begin_iteration(index, detail::iteration_seed(o.seed, index));
-    const iteration_result r = server.run(program, index);
+    const iteration_result r = server.run(program);
     plan.chosen->end_iteration({r.steps.size(), r.found.has_value(), r.hit_max_steps});
     ++stats.iterations;
     stats.steps_total += r.steps.size();
+    if (o.record_iterations) schedules.push_back({index, fmt::format("{:016x}", detail::schedule_hash(r.steps)), r.steps.size()});
     stats.max_steps_hits += r.hit_max_steps ? 1 : 0;
     if (plan.replaying != nullptr) {
       if (r.stopped) divergence = *r.stopped;
@@ -511,6 +516,7 @@ int explore_program(const program_entry& program, run_plan& plan, bool json_summ
       j["trace_file"] = trace_file;
     }
     if (!divergence.empty()) j["message"] = divergence;
+    if (o.record_iterations) j["schedules"] = std::move(schedules);
     if (plan.replaying != nullptr) {
       j["replays"] = stats.iterations;
       j["reproduced"] = reproduced;

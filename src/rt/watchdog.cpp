@@ -1,9 +1,7 @@
 // See watchdog.hpp.
 #include "rt/watchdog.hpp"
 
-#include <poll.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -54,17 +52,6 @@ std::string operation_name(const fork_channel& ch, operation_id op) {
 }
 
 }  // namespace
-
-bool wait_for_exit(pid_t pid, std::chrono::milliseconds limit, int& status) {
-  const int fd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
-  if (fd >= 0) {
-    pollfd p{fd, POLLIN, 0};
-    const int ready = ::poll(&p, 1, static_cast<int>(std::min<long long>(limit.count(), 1LL << 30)));
-    ::close(fd);
-    if (ready == 0) return false;
-  }
-  return ::waitpid(pid, &status, 0) == pid;
-}
 
 std::string describe_threads(pid_t pid, const fork_channel& ch) {
   std::string text;

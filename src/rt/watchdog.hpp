@@ -1,20 +1,15 @@
-// The fork server's watchdog: waiting for a child with a time limit, and
-// saying what a hung child's threads were doing (from /proc: each thread's
+// The fork server's watchdog: saying what a hung child's threads were doing (from /proc: each thread's
 // state and the system call it is blocked in), named by operation where the
 // child mirrored which thread runs which operation.
 #pragma once
 
 #include <sys/types.h>
 
-#include <chrono>
 #include <string>
 
 #include "rt/fork_channel.hpp"
 
 namespace heddle::rt {
-
-// Waits for `pid` to end, at most `limit`; false when it is still running.
-bool wait_for_exit(pid_t pid, std::chrono::milliseconds limit, int& status);
 
 // "operation 2 (worker) is blocked in read(); operation 1 (main) waits at
 // join (prog.c:20)": every thread of `pid` not parked by heddle, then the last

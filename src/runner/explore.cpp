@@ -24,6 +24,7 @@
 #include "runner/iteration_runner.hpp"
 #include "runner/overrides.hpp"
 #include "runner/progress.hpp"
+#include "runner/replay_setup.hpp"
 #include "runner/report.hpp"
 #include "runner/shards.hpp"
 #include "runner/statistics.hpp"
@@ -38,23 +39,8 @@ using namespace detail;
 
 // Replays the one iteration a trace recorded and says whether it went the same way.
 result replay(options opts, const std::function<void()>& body, const test_identity& id) {
-  trace recorded;
-  try {
-    recorded = load_trace(opts.replay);
-  } catch (const trace_error& e) {
-    throw usage_error(e.what());
-  }
-  if (recorded.header.test != id.test)
-    throw usage_error(fmt::format("trace '{}' was recorded for test '{}', not '{}'", opts.replay,
-                                  recorded.header.test, id.test));
   // The trace's options, not the caller's, decide how the iteration runs.
-  opts.seed = recorded.header.seed;
-  opts.max_steps = recorded.header.max_steps;
-  opts.fail_on_max_steps = recorded.header.fail_on_max_steps;
-  opts.spurious_wakeups = recorded.header.spurious_wakeups;
-  opts.spurious_cas_failures = recorded.header.spurious_cas_failures;
-  opts.memory = recorded.header.memory;
-  opts.detect_races = recorded.header.detect_races;
+  trace recorded = load_replay(opts, id.test);
   // The backend it was recorded on, unless code, HEDDLE_BACKEND or
   // --heddle_backend asks for the other one: a trace replays on either.
   if (!backend_requested(opts)) opts.backend = recorded.header.backend;

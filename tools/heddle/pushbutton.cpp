@@ -88,6 +88,10 @@ int run_under_heddle(const std::string& program, const std::vector<std::string>&
   }
   for (const auto& [name, value] : variables) ::setenv(name.c_str(), value.c_str(), 1);
   ::setenv("HEDDLE_RUN", "1", 1);
+  // Every function resolved once, in the fork server: lazily bound, each
+  // child would resolve again what it calls, as its parent never did
+  // (docs/pushbutton.md). LD_BIND_NOW= (empty) in the environment opts out.
+  ::setenv("LD_BIND_NOW", "1", 0);
   std::vector<std::string> argv = {program};
   argv.insert(argv.end(), arguments.begin(), arguments.end());
   const exit_status status = run_process(program, argv);

@@ -1,0 +1,172 @@
+// The fork server decides as explore() does in process (tests/fork_server).
+//
+//   fork_server_schedules                      the program: one run of its main
+//   fork_server_schedules compare S N short|long
+//       runs N iterations of the program under strategy S in this process
+//       (explore(), OS-thread backend) and through the fork server (itself,
+//       with HEDDLE_RUN=1), and compares the two sequences of schedules
+//       (index, schedule hash, steps). Exit 0 when they are equal and the
+//       run saw more than one schedule (a test that can fail).
+//
+// The program: three threads and main on a pthread mutex and a C11 atomic,
+// with no heddle header. In process each iteration's body is what the fork
+// server's child runs: main as the main thread, then exit's scheduling point.
+#include <pthread.h>
+#include <sys/wait.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "heddle/explore.hpp"
+#include "heddle/model.hpp"
+#include "runner/statistics.hpp"
+
+namespace heddle::rt {
+void run_main_thread(const std::function<void()>& body);
+}
+
+namespace {
+
+pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+int counter = 0;
+std::atomic<int> flag{0};
+int rounds = 3;
+
+void* increment(void*) {
+  for (int i = 0; i < rounds; ++i) {
+    pthread_mutex_lock(&lock);
+    ++counter;
+    pthread_mutex_unlock(&lock);
+  }
+  return nullptr;
+}
+
+void* publish(void*) {
+  flag.store(1);
+  return nullptr;
+}
+
+int program_main() {
+  counter = 0;
+  flag.store(0);
+  pthread_t a, b, c;
+  pthread_create(&a, nullptr, increment, nullptr);
+  pthread_create(&b, nullptr, increment, nullptr);
+  pthread_create(&c, nullptr, publish, nullptr);
+  (void)flag.load();
+  pthread_join(a, nullptr);
+  pthread_join(b, nullptr);
+  pthread_join(c, nullptr);
+  return counter == 2 * rounds ? 0 : 1;
+}
+
+struct schedule {
+  std::uint64_t index = 0;
+  std::string hash;
+  std::uint64_t steps = 0;
+  bool operator==(const schedule&) const = default;
+};
+
+std::vector<schedule> in_process(const std::string& strategy, std::uint64_t iterations, bool& exhausted) {
+  heddle::options o;
+  o.iterations = iterations;
+  o.strategy = strategy;
+  o.out = "";
+  o.progress = false;
+  o.record_iterations = true;
+  o.backend = "threads";
+  const heddle::result r = heddle::explore(o, [] {
+    heddle::rt::run_main_thread([] {
+      if (program_main() != 0) heddle::assertion_failed("the counter lost an update");
+    });
+    // The fork server's child: exit() is a scheduling point.
+    heddle::scheduling_point(heddle::point_kind::yield, std::source_location{});
+  });
+  if (r.bug) throw std::runtime_error("in process: the program failed: " + r.bug->message);
+  exhausted = r.stats.exhausted;
+  std::vector<schedule> out;
+  for (const heddle::iteration_record& i : r.iterations) {
+    char hash[17];
+    std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(i.schedule_hash));
+    out.push_back({i.index, hash, i.steps});
+  }
+  return out;
+}
+
+std::vector<schedule> through_fork_server(const char* self, const std::string& strategy, std::uint64_t iterations,
+                                          const char* program, bool& exhausted) {
+  const std::string command = "env HEDDLE_RUN=1 HEDDLE_RUN_FORMAT=json HEDDLE_RECORD_ITERATIONS=1 HEDDLE_OUT= "
+                              "HEDDLE_STRATEGY='" + strategy + "' HEDDLE_ITERATIONS=" + std::to_string(iterations) +
+                              " '" + self + "' " + program;
+  FILE* out = ::popen(command.c_str(), "r");
+  if (out == nullptr) throw std::runtime_error("cannot run " + command);
+  std::string text;
+  char buffer[4096];
+  while (std::fgets(buffer, sizeof buffer, out) != nullptr) text += buffer;
+  const int status = ::pclose(out);
+  const auto j = nlohmann::json::parse(text, nullptr, false);
+  if (status != 0 || !j.is_object() || j.value("status", "") != "passed")
+    throw std::runtime_error("the fork server run failed (status " + std::to_string(status) + "): " + text);
+  exhausted = j.value("exhausted", false);
+  std::vector<schedule> schedules;
+  for (const auto& s : j.at("schedules")) schedules.push_back({s.at(0), s.at(1), s.at(2)});
+  return schedules;
+}
+
+int compare(const char* self, const std::string& strategy, std::uint64_t iterations, const char* program) {
+  bool exhausted_here = false, exhausted_forked = false;
+  const std::vector<schedule> here = in_process(strategy, iterations, exhausted_here);
+  const std::vector<schedule> forked = through_fork_server(self, strategy, iterations, program, exhausted_forked);
+  for (std::size_t i = 0; i < std::min(here.size(), forked.size()); ++i) {
+    if (here[i] == forked[i]) continue;
+    std::fprintf(stderr,
+                 "%s: schedule %zu differs: in process iteration %llu, %s, %llu steps; fork server iteration %llu, "
+                 "%s, %llu steps\n",
+                 strategy.c_str(), i, static_cast<unsigned long long>(here[i].index), here[i].hash.c_str(),
+                 static_cast<unsigned long long>(here[i].steps), static_cast<unsigned long long>(forked[i].index),
+                 forked[i].hash.c_str(), static_cast<unsigned long long>(forked[i].steps));
+    return 1;
+  }
+  if (here.size() != forked.size() || exhausted_here != exhausted_forked) {
+    std::fprintf(stderr, "%s: %zu iterations in process (exhausted: %d), %zu through the fork server (exhausted: %d)\n",
+                 strategy.c_str(), here.size(), exhausted_here, forked.size(), exhausted_forked);
+    return 1;
+  }
+  std::vector<std::string> distinct;
+  for (const schedule& s : here) distinct.push_back(s.hash);
+  std::sort(distinct.begin(), distinct.end());
+  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+  if (distinct.size() < 2) {
+    std::fprintf(stderr, "%s: only %zu distinct schedule(s) in %zu iterations: the comparison shows nothing\n",
+                 strategy.c_str(), distinct.size(), here.size());
+    return 1;
+  }
+  std::printf("%s: %zu identical schedules (%zu distinct, %llu steps in the first)%s\n", strategy.c_str(),
+              here.size(), distinct.size(), static_cast<unsigned long long>(here.front().steps),
+              exhausted_here ? ", search exhausted in both" : "");
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool comparing = argc == 5 && std::string_view(argv[1]) == "compare";
+  const std::string_view program = comparing ? argv[4] : argc > 1 ? argv[1] : "short";
+  if (program != "short" && program != "long") {
+    std::fprintf(stderr, "usage: fork_server_schedules [compare <strategy> <iterations>] short|long\n");
+    return 2;
+  }
+  rounds = program == "long" ? 1500 : 3;
+  if (!comparing) return program_main();
+  try {
+    return compare(argv[0], argv[2], std::strtoull(argv[3], nullptr, 10), argv[4]);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return 1;
+  }
+}
