@@ -7,9 +7,12 @@
 //                    (2 x 10 pthread mutex increments), random strategy, 2,000
 //                    iterations; median of 5 runs, as the fork server counts it
 //                    (target >= 2,000/s on one core), with the environment
-//                    `heddle run` gives a program (LD_BIND_NOW=1).
+//                    `heddle run` gives a program (LD_BIND_NOW=1); and the CPU
+//                    time per iteration of the fork server and its children.
 //
 //   pushbutton_bench <program> [fork-server-runs]
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -49,12 +52,31 @@ double decisions_per_second(bool pin) {
   return median(rates);
 }
 
-double fork_server_iterations_per_second(const std::string& program, int runs) {
-  std::vector<double> rates;
+struct fork_server_figures {
+  double iterations_per_second = 0;      // wall time, as the fork server counts it
+  double cpu_us_per_iteration = 0;       // parent and children, user + system
+};
+
+double cpu_seconds_of_children() {
+  rusage usage{};
+  ::getrusage(RUSAGE_CHILDREN, &usage);
+  return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+         static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+}
+
+// Medians over `runs` runs of 2,000 iterations. The CPU time (of the fork
+// server and its children, which it waits for) is the figure to compare on a
+// loaded machine: other processes stretch the wall time, much less the CPU
+// time the run itself takes.
+fork_server_figures measure_fork_server(const std::string& program, int runs) {
+  constexpr int iterations = 2000;
+  std::vector<double> rates, cpu;
   for (int run = 0; run < runs; ++run) {
     // LD_BIND_NOW=1 as `heddle run` sets it (tools/heddle/pushbutton.cpp).
-    const std::string command = "env LD_BIND_NOW=1 HEDDLE_RUN=1 HEDDLE_ITERATIONS=2000 HEDDLE_STRATEGY=random HEDDLE_OUT= "
-                                "HEDDLE_RUN_FORMAT=json '" + program + "' 2>/dev/null";
+    const std::string command = "env LD_BIND_NOW=1 HEDDLE_RUN=1 HEDDLE_ITERATIONS=" + std::to_string(iterations) +
+                                " HEDDLE_STRATEGY=random HEDDLE_OUT= HEDDLE_RUN_FORMAT=json '" + program +
+                                "' 2>/dev/null";
+    const double cpu_before = cpu_seconds_of_children();
     FILE* out = ::popen(command.c_str(), "r");
     std::string text;
     char buffer[4096];
@@ -63,11 +85,12 @@ double fork_server_iterations_per_second(const std::string& program, int runs) {
     const auto j = nlohmann::json::parse(text, nullptr, false);
     if (!j.is_object() || j.value("status", "") != "passed") {
       std::fprintf(stderr, "the fork server run failed: %s\n", text.c_str());
-      return 0;
+      return {};
     }
     rates.push_back(j.value("iterations_per_second", 0.0));
+    cpu.push_back((cpu_seconds_of_children() - cpu_before) * 1e6 / iterations);
   }
-  return median(rates);
+  return {median(rates), median(cpu)};
 }
 
 }  // namespace
@@ -81,7 +104,10 @@ int main(int argc, char** argv) {
   const double unpinned = decisions_per_second(false);
   std::printf("thread backend, 2 x 10,000 yields, random: pinned %.0f decisions/s, unpinned %.0f decisions/s\n",
               pinned, unpinned);
-  const double forks = fork_server_iterations_per_second(argv[1], argc > 2 ? std::atoi(argv[2]) : 5);
-  std::printf("fork server, 2 threads x 10 mutex increments, random, 2000 iterations: %.0f iterations/s\n", forks);
+  const fork_server_figures forks = measure_fork_server(argv[1], argc > 2 ? std::atoi(argv[2]) : 5);
+  std::printf("fork server, 2 threads x 10 mutex increments, random, 2000 iterations: %.0f iterations/s; "
+              "%.0f us of CPU per iteration (%.0f iterations per CPU-second)\n",
+              forks.iterations_per_second, forks.cpu_us_per_iteration,
+              forks.cpu_us_per_iteration > 0 ? 1e6 / forks.cpu_us_per_iteration : 0.0);
   return 0;
 }
