@@ -133,7 +133,12 @@ crash_guard::crash_guard(const engine& e, trace_header header, std::string direc
   text_.reset(new char[text_size_]);
   alternate_stack_.resize(std::max<std::size_t>(SIGSTKSZ, 64 * 1024));
   previous_ = active_guard;
-  if (previous_ == nullptr) {
+  // Installed unless an outer guard's handlers are in place: a forked child
+  // that reset them (the minimizer's) installs its own again.
+  struct sigaction current{};
+  ::sigaction(fatal_signals[0], nullptr, &current);
+  installed_ = previous_ == nullptr || !(current.sa_flags & SA_SIGINFO) || current.sa_sigaction != &trampoline;
+  if (installed_) {
     stack_t stack{};
     stack.ss_sp = alternate_stack_.data();
     stack.ss_size = alternate_stack_.size();
@@ -149,7 +154,7 @@ crash_guard::crash_guard(const engine& e, trace_header header, std::string direc
 
 crash_guard::~crash_guard() {
   active_guard = previous_;
-  if (previous_ == nullptr) {
+  if (installed_) {
     for (std::size_t i = 0; i < std::size(fatal_signals); ++i) ::sigaction(fatal_signals[i], &saved_actions[i], nullptr);
     ::sigaltstack(&saved_stack, nullptr);
   }

@@ -58,6 +58,7 @@ class crash_guard {
   crash_guard* previous_ = nullptr;
   crash_note* note_ = nullptr;
   bool active_ = false;
+  bool installed_ = false;  // this guard installed the handlers (and restores them)
 };
 
 }  // namespace heddle::detail

@@ -8,9 +8,10 @@
 // could not be minimized: src/runner/saved_bug.hpp), the trace file's text
 // and the timelines the text and HTML reports show. It must not use the
 // engine that ran the iteration (whose outcome the report still reads): the
-// minimizer runs in a child process with an engine of its own. Crashes found
-// by workers are finalized by no one: the worker is dead, and replaying a
-// crash in the parent would kill it.
+// minimizer runs in a child process with an engine of its own. A crash found
+// by a worker is finalized by the parent, from the worker's step log, with an
+// outcome that knows only the bug (the minimizer runs each of its candidates
+// in a process of its own).
 #pragma once
 
 #include <functional>

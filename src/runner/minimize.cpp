@@ -14,13 +14,27 @@
 // 3. Shortest prefix: the accepted run's first k steps, then the default
 //    policy; the smallest k whose run ends in the same bug and ranks no worse.
 // Steps 2 and 3 repeat while a round improves the rank.
+//
+// A crash (a fatal signal, a stack overflow) is minimized too: each candidate
+// then runs in a process of its own (fork), which reports its decisions and
+// deviations through shared memory as it goes and its crash through the crash
+// guard's note, so a candidate that crashes ends that process, not this one.
 #include "runner/minimize.hpp"
 
 #include <algorithm>
 #include <cctype>
+#include <csignal>
+#include <type_traits>
 #include <utility>
 
+#include <poll.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "backends/fiber_backend.hpp"
+#include "runner/crash_guard.hpp"
+#include "runner/step_log.hpp"
 #include "strategies/guided.hpp"
 
 namespace heddle::detail {
@@ -38,6 +52,57 @@ std::string masked(std::string_view message) {
   }
   return out;
 }
+
+bool is_crash(const bug& b) { return b.kind == bug_kind::crash || b.kind == bug_kind::stack_overflow; }
+
+// What a candidate run in a process of its own tells the minimizer, in
+// shared memory: its crash (crash_guard fills the note), the guided
+// strategy's deviations and missed prefix steps as they happen, and whether
+// the run ended without a crash. Its decisions go to the step log after it.
+struct isolated_channel {
+  crash_note note;
+  std::atomic<std::uint64_t> deviations{0};  // published entries of the array below
+  std::atomic<std::uint64_t> missed{0};
+  std::atomic<int> finished{0};
+};
+static_assert(std::is_trivially_copyable_v<deviation>);
+
+// Publishes the guided strategy's progress after every decision.
+class publishing_strategy final : public strategy {
+ public:
+  publishing_strategy(guided_strategy& inner, isolated_channel& channel, deviation* slots, std::uint64_t capacity)
+      : inner_(inner), channel_(channel), slots_(slots), capacity_(capacity) {}
+  void begin_iteration(std::uint64_t index, std::uint64_t seed) override { inner_.begin_iteration(index, seed); }
+  std::size_t next_operation(const decision_context& ctx) override {
+    const std::size_t pick = inner_.next_operation(ctx);
+    publish();
+    return pick;
+  }
+  std::uint64_t next_value(const decision_context& ctx, const choice& c) override {
+    const std::uint64_t value = inner_.next_value(ctx, c);
+    publish();
+    return value;
+  }
+  void end_iteration(const iteration_summary& s) override { inner_.end_iteration(s); }
+  std::string describe() const override { return inner_.describe(); }
+  std::string stop_reason() const override { return inner_.stop_reason(); }
+
+ private:
+  void publish() noexcept {
+    const std::vector<deviation>& all = inner_.deviations();
+    const std::uint64_t n = std::min<std::uint64_t>(all.size(), capacity_);
+    for (std::uint64_t i = published_; i < n; ++i) slots_[i] = all[i];
+    published_ = n;
+    channel_.missed.store(inner_.missed(), std::memory_order_relaxed);
+    channel_.deviations.store(n, std::memory_order_release);
+  }
+
+  guided_strategy& inner_;
+  isolated_channel& channel_;
+  deviation* slots_;
+  std::uint64_t capacity_;
+  std::uint64_t published_ = 0;
+};
 
 class minimizer {
  public:
@@ -57,8 +122,7 @@ class minimizer {
     m.original.trace = original_;
     m.best.trace = original_;
     if (!original_.found) return finish(m, "the trace records no bug");
-    if (original_.found->kind == bug_kind::crash || original_.found->kind == bug_kind::stack_overflow)
-      return finish(m, "crashes are not minimized in-process (a candidate would crash the process too)");
+    if (is_crash(*original_.found)) isolate();
 
     // 1. The original, as a prefix followed step by step.
     candidate first;
@@ -166,7 +230,11 @@ class minimizer {
     if (best_.run.preemptions <= 1) return;
     std::vector<deviation> fixed, removable;
     split(best_.deviations, fixed, removable);
-    const std::size_t operations = best_.run.outcome.operation_names.size();
+    // A run in a process of its own brings back no names: count the
+    // operations its schedule ran.
+    std::size_t operations = best_.run.outcome.operation_names.size();
+    for (const trace_step& step : best_.run.trace.steps)
+      if (step.kind == step_kind::schedule) operations = std::max<std::size_t>(operations, step.value);
     // Calls visit(target) for every other operation until one returns true.
     const auto retarget = [&](const deviation& d, auto&& visit) {
       for (operation_id target = 1; target <= operations && within_budget(); ++target)
@@ -224,6 +292,7 @@ class minimizer {
   bool attempt(guide g, candidate& out, bool exact = false) {
     if (!within_budget()) return false;
     ++runs_;
+    if (region_) return attempt_isolated(std::move(g), out, exact);
     guided_strategy s(std::move(g));
     s.begin_iteration(original_.header.iteration, 0);
     const iteration_outcome& o = engine_.run(s, body_);
@@ -242,6 +311,90 @@ class minimizer {
     return true;
   }
 
+  // Sets up the shared memory candidates in their own processes report through.
+  void isolate() {
+    const std::uint64_t capacity = step_limit_ + 1;
+    const std::size_t channel_bytes = (sizeof(isolated_channel) + 63) / 64 * 64;
+    const std::size_t deviation_bytes = (capacity * sizeof(deviation) + 63) / 64 * 64;
+    region_ = std::make_unique<shared_region>(channel_bytes + deviation_bytes + step_log::bytes_for(capacity));
+    char* base = static_cast<char*>(region_->data());
+    channel_ = new (base) isolated_channel();
+    slots_ = reinterpret_cast<deviation*>(base + channel_bytes);
+    log_ = std::make_unique<step_log>(base + channel_bytes + deviation_bytes, capacity);
+    capacity_ = capacity;
+  }
+
+  // attempt() for a crash: the candidate runs in a child process, which the
+  // crash it should end in kills; a child that outlives the time budget (a
+  // candidate that hangs) is killed.
+  bool attempt_isolated(guide g, candidate& out, bool exact) {
+    channel_->note.signal.store(0);
+    channel_->deviations.store(0);
+    channel_->missed.store(0);
+    channel_->finished.store(0);
+    guided_strategy s(std::move(g));
+    publishing_strategy published(s, *channel_, slots_, capacity_);
+    streaming_strategy streamed(published, *log_);
+    const pid_t child = ::fork();
+    if (child < 0) return false;
+    if (child == 0) {
+      {
+        crash_guard guard(engine_, original_.header, {}, {}, &channel_->note);
+        streamed.begin_iteration(original_.header.iteration, 0);
+        guard.begin_iteration(original_.header.iteration);
+        (void)engine_.run(streamed, body_);
+        guard.end_iteration();
+      }
+      channel_->finished.store(1, std::memory_order_release);
+      ::_exit(0);
+    }
+    const int status = wait_for(child);
+    if (!WIFSIGNALED(status) || channel_->note.signal.load(std::memory_order_acquire) == 0) return false;
+    bug b;
+    b.kind = channel_->note.kind;
+    b.message = channel_->note.message;
+    b.operation = channel_->note.operation;
+    b.operation_name = channel_->note.operation_name;
+    std::vector<trace_step> steps = log_->snapshot();
+    b.step = steps.size();
+    if (!same_bug(b, *original_.found)) return false;
+    if (exact && (channel_->missed.load() != 0 || steps != original_.steps)) return false;
+    out.deviations.assign(slots_, slots_ + channel_->deviations.load(std::memory_order_acquire));
+    out.run.trace.header = original_.header;
+    out.run.trace.steps = std::move(steps);
+    out.run.trace.found = b;
+    out.run.outcome = {};
+    out.run.outcome.found = b;
+    out.run.preemptions = 0;
+    out.run.preemption_steps.clear();
+    for (const deviation& d : out.deviations) {
+      if (!d.preemption) continue;
+      ++out.run.preemptions;
+      out.run.preemption_steps.push_back(d.step);
+    }
+    return true;
+  }
+
+  // The child's wait status; killed when the time budget runs out first.
+  int wait_for(pid_t child) const {
+    // glibc 2.36 declares pidfd_open without C linkage for C++: the syscall itself.
+    const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, child, 0));
+    while (pidfd >= 0) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(limits_.time_limit -
+                                                                              (std::chrono::steady_clock::now() - started_));
+      pollfd p{pidfd, POLLIN, 0};
+      const int ready = ::poll(&p, 1, static_cast<int>(std::max<std::int64_t>(left.count(), 0)));
+      if (ready < 0 && errno == EINTR) continue;
+      if (ready == 0) ::kill(child, SIGKILL);
+      break;
+    }
+    if (pidfd >= 0) ::close(pidfd);
+    int status = 0;
+    while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+    }
+    return status;
+  }
+
   minimization finish(minimization& m, std::string reason) {
     m.reason = std::move(reason);
     m.runs = runs_;
@@ -258,6 +411,12 @@ class minimizer {
   engine engine_;
   candidate best_;
   std::uint64_t runs_ = 0;
+  // Set for a crash (isolate()): where candidates in their own processes report.
+  std::unique_ptr<shared_region> region_;
+  isolated_channel* channel_ = nullptr;
+  deviation* slots_ = nullptr;
+  std::unique_ptr<step_log> log_;
+  std::uint64_t capacity_ = 0;
 };
 
 }  // namespace

@@ -8,9 +8,10 @@
 // it has no more preemptions than the original (and, with as many, no more
 // steps), and its bug is the same bug (same_bug()). The effort is bounded by a number of runs and a
 // time limit; with the time limit out of the way (it is a safety net, far above
-// what small tests need) the result is deterministic. Crashes (signals, stack
-// overflows) are not minimized in-process: a candidate that crashes would take
-// the process down with it.
+// what small tests need) the result is deterministic. For a crash (a signal,
+// a stack overflow) each candidate runs in a forked process of its own, so a
+// candidate that crashes takes only that process down; such runs bring back
+// their schedule and bug but no operation names.
 #pragma once
 
 #include <chrono>

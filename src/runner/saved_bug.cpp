@@ -103,8 +103,6 @@ finalized_bug finalize_bug(const std::function<void()>& body, const trace& recor
   finalized_bug f;
   if (!enabled) f.reason = "minimization is off";
   else if (!recorded.found) f.reason = "the trace records no bug";
-  else if (recorded.found->kind == bug_kind::crash || recorded.found->kind == bug_kind::stack_overflow)
-    f.reason = "crashes are not minimized (a candidate schedule would crash too)";
 
   if (f.reason.empty()) {
     const std::string said = run_child(body, recorded, limits, f.reason);

@@ -5,7 +5,7 @@
 // (fork), so a candidate schedule that crashes or hangs costs the
 // minimization, never the run: the child resets the crash handlers, reports
 // through a pipe and is killed past the time limit plus a margin. Without a
-// minimized trace (a crash, a trace that does not replay, a child that died,
+// minimized trace (a trace that does not replay, a child that died,
 // minimization off) the saved trace is the recorded one. `file_text` is the
 // trace file (timeline.hpp's layout) and `timelines` what the text and HTML
 // reports show: the original, then the minimized trace.

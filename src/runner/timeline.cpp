@@ -144,9 +144,15 @@ timeline make_timeline(std::string label, const trace& t, const iteration_outcom
   tl.operation_names = o.operation_names;
   tl.annotated = true;
   tl.steps.resize(t.steps.size());
+  // Steps the outcome does not cover (a run in another process that brought
+  // back only its schedule) are attributed from the trace, as fill_operations does.
+  operation_id running = 0;
   for (std::size_t i = 0; i < t.steps.size(); ++i) {
     timeline_step& s = tl.steps[i];
     s.step = t.steps[i];
+    if (s.step.kind == step_kind::schedule) running = static_cast<operation_id>(s.step.value);
+    s.operation = running;
+    if (running > tl.operation_names.size()) tl.operation_names.resize(running);
     if (i < o.steps.size()) {
       s.operation = o.steps[i].operation;
       if (o.steps[i].where.line() != 0) {
@@ -160,6 +166,10 @@ timeline make_timeline(std::string label, const trace& t, const iteration_outcom
     }
     s.object = object_text(o, s.step.object);
   }
+  // Such a run still knows the name of the operation its bug is in.
+  if (o.found && o.found->operation >= 1 && o.found->operation <= tl.operation_names.size() &&
+      tl.operation_names[o.found->operation - 1].empty())
+    tl.operation_names[o.found->operation - 1] = o.found->operation_name;
   if (preemption_steps != nullptr) {
     tl.preemptions = preemption_steps->size();
     for (std::uint64_t i : *preemption_steps)

@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runner/bug_groups.hpp"
+#include "runner/finalize.hpp"
 #include "runner/html_report.hpp"
 #include "runner/interrupt.hpp"
 #include "runner/progress.hpp"
@@ -344,7 +345,6 @@ void parent::lost_iteration(worker& w, std::uint64_t slot, int status) {
   std::vector<trace_step> steps = w.log->snapshot();
   bug b;
   b.step = steps.size();
-  std::string how = "the worker process died";
   if (w.hung) {
     b.kind = bug_kind::livelock;
     operation_id running = 0;
@@ -355,7 +355,6 @@ void parent::lost_iteration(worker& w, std::uint64_t slot, int status) {
                             "was running after step {} (a loop without a scheduling point, or a wait heddle does "
                             "not control)",
                             opts_.iteration_timeout.count(), running, steps.size());
-    how = "the watchdog killed the worker";
   } else if (noted) {
     b.kind = note.kind;
     b.message = note.message;
@@ -389,13 +388,29 @@ void parent::lost_iteration(worker& w, std::uint64_t slot, int status) {
   g.trace.header = make_header(opts_, run_.id, description_, index);
   g.trace.steps = std::move(steps);
   g.trace.found = b;
-  g.minimized_trace = g.trace;  // see finalize.hpp: a crash is not replayed in this process
-  if (!run_.directory.empty()) g.trace_file = write_new_file(run_.directory, "bug", ".json", to_json(g.minimized_trace));
-  g.report = lost_report(run_, g, how);
-  // The HTML report of what the parent knows: who ran each step (no names or source lines).
-  if (const std::string html = g.trace_file.empty() ? "" : write_html_report(g.trace_file, {make_timeline("original", g.trace)});
-      !html.empty())
-    g.report.insert(g.report.size() - 1, fmt::format("  html:   {}\n", html));
+  if (w.hung) {
+    // A hang is saved as found: its candidates would each cost a watchdog period.
+    g.minimized_trace = g.trace;
+    if (!run_.directory.empty()) g.trace_file = write_new_file(run_.directory, "bug", ".json", to_json(g.minimized_trace));
+    g.report = lost_report(run_, g, "the watchdog killed the worker");
+    // The HTML report of what the parent knows: who ran each step (no names or source lines).
+    if (const std::string html = g.trace_file.empty() ? "" : write_html_report(g.trace_file, {make_timeline("original", g.trace)});
+        !html.empty())
+      g.report.insert(g.report.size() - 1, fmt::format("  html:   {}\n", html));
+  } else {
+    // A crash is minimized with each candidate in a process of its own
+    // (minimize.hpp). The parent knows who ran each step, not names or source lines.
+    iteration_outcome known;
+    known.found = b;
+    const finalized_bug f = finalize_trace(g.trace, known, {opts_, run_.body, run_.id});
+    g.minimized_trace = f.saved;
+    report_context ctx{run_.id.test, run_.id.program, {}, index, 0, false};
+    if (!run_.directory.empty()) {
+      g.trace_file = ctx.trace_file = write_new_file(run_.directory, "bug", ".json", f.file_text);
+      ctx.html_file = write_html_report(g.trace_file, f.timelines);
+    }
+    g.report = format_report(g.bug, f.timelines.front(), f.timelines.size() > 1 ? &f.timelines.back() : nullptr, ctx);
+  }
   if (progress_) progress_->clear();
   if (bugs_.add(std::move(g)) && opts_.stop_on_first_bug) stop();
 }
