@@ -112,6 +112,17 @@ iteration_runner::iteration_runner(const run_context& run, signature_table& sign
 
 iteration_runner::~iteration_runner() = default;
 
+void finalize_group(bug_group& g, const iteration_outcome& outcome, const run_context& run) {
+  const finalized_bug f = finalize_trace(g.trace, outcome, {run.opts, run.body, run.id});
+  g.minimized_trace = f.saved;
+  report_context ctx{run.id.test, run.id.program, {}, g.first_iteration, 0, false};
+  if (!run.directory.empty()) {
+    g.trace_file = ctx.trace_file = write_new_file(run.directory, "bug", ".json", f.file_text);
+    ctx.html_file = write_html_report(g.trace_file, f.timelines);
+  }
+  g.report = format_report(g.bug, f.timelines.front(), f.timelines.size() > 1 ? &f.timelines.back() : nullptr, ctx);
+}
+
 iteration_report iteration_runner::process(std::uint64_t index) {
   iteration_report out;
   active_->begin_iteration(index, iteration_seed(run_.opts.seed, index));
@@ -134,14 +145,7 @@ iteration_report iteration_runner::process(std::uint64_t index) {
       g.trace.header = make_header(run_.opts, run_.id, chosen_->describe(), index);
       g.trace.steps = outcome.trace_steps();
       g.trace.found = outcome.found;
-      const finalized_bug f = finalize_trace(g.trace, outcome, {run_.opts, run_.body, run_.id});
-      g.minimized_trace = f.saved;
-      report_context ctx{run_.id.test, run_.id.program, {}, index, 0, false};
-      if (!run_.directory.empty()) {
-        g.trace_file = ctx.trace_file = write_new_file(run_.directory, "bug", ".json", f.file_text);
-        ctx.html_file = write_html_report(g.trace_file, f.timelines);
-      }
-      g.report = format_report(g.bug, f.timelines.front(), f.timelines.size() > 1 ? &f.timelines.back() : nullptr, ctx);
+      finalize_group(g, outcome, run_);
       out.first = std::move(g);
     }
   }

@@ -44,6 +44,11 @@ trace_header make_header(const options& o, const test_identity& id, std::string 
 // safe between processes); returns the path.
 std::string write_new_file(const std::filesystem::path& dir, std::string_view stem, std::string_view extension,
                            const std::string& text);
+// The first bug of a signature made ready: `g.trace` (recorded in iteration
+// g.first_iteration) minimized (finalize.hpp), saved under the run's
+// directory with its HTML report, and its report formatted. `outcome` is
+// what is known of the recorded iteration (names, objects, lines).
+void finalize_group(bug_group& g, const iteration_outcome& outcome, const run_context& run);
 
 // The signatures a run has seen, as 64-bit hashes in a fixed open-addressing
 // table over memory that may be shared between processes: claim() is true for

@@ -24,7 +24,6 @@
 #include <nlohmann/json.hpp>
 
 #include "runner/bug_groups.hpp"
-#include "runner/finalize.hpp"
 #include "runner/html_report.hpp"
 #include "runner/interrupt.hpp"
 #include "runner/progress.hpp"
@@ -402,14 +401,7 @@ void parent::lost_iteration(worker& w, std::uint64_t slot, int status) {
     // (minimize.hpp). The parent knows who ran each step, not names or source lines.
     iteration_outcome known;
     known.found = b;
-    const finalized_bug f = finalize_trace(g.trace, known, {opts_, run_.body, run_.id});
-    g.minimized_trace = f.saved;
-    report_context ctx{run_.id.test, run_.id.program, {}, index, 0, false};
-    if (!run_.directory.empty()) {
-      g.trace_file = ctx.trace_file = write_new_file(run_.directory, "bug", ".json", f.file_text);
-      ctx.html_file = write_html_report(g.trace_file, f.timelines);
-    }
-    g.report = format_report(g.bug, f.timelines.front(), f.timelines.size() > 1 ? &f.timelines.back() : nullptr, ctx);
+    finalize_group(g, known, run_);
   }
   if (progress_) progress_->clear();
   if (bugs_.add(std::move(g)) && opts_.stop_on_first_bug) stop();
