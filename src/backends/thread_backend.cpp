@@ -200,9 +200,11 @@ void thread_backend::begin_iteration(operation_main main, void* engine) {
   if (pin_) {
     const int cpu = ::sched_getcpu();
     if (cpu >= 0 && ::sched_getaffinity(0, sizeof scheduler_mask_, &scheduler_mask_) == 0) {
-      restore_mask_ = true;
       cpu_ = cpu;
-      pin_thread(::pthread_self(), cpu);
+      // Already pinned there (the fork server pins itself and its children):
+      // nothing to change now or to restore at the end.
+      restore_mask_ = CPU_COUNT(&scheduler_mask_) != 1 || !CPU_ISSET(cpu, &scheduler_mask_);
+      if (restore_mask_) pin_thread(::pthread_self(), cpu);
     }
   }
 }

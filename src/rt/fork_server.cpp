@@ -271,7 +271,17 @@ class iteration_server {
         finish(status);
         return;
       }
-      if ((watched[0].revents & POLLIN) != 0) hand_back_log();
+      if ((watched[0].revents & POLLIN) != 0) {
+        try {
+          hand_back_log();
+        } catch (...) {
+          // The strategies disagreed: the child would wait for its log forever.
+          ::kill(pid, SIGKILL);
+          ::waitpid(pid, &status, 0);
+          if (child >= 0) ::close(child);
+          throw;
+        }
+      }
       if (const std::uint64_t now = ch_.progress.load(std::memory_order_relaxed); now != seen) {
         seen = now;
         last_progress = clock::now();

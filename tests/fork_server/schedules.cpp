@@ -7,6 +7,11 @@
 //       with HEDDLE_RUN=1), and compares the two sequences of schedules
 //       (index, schedule hash, steps). Exit 0 when they are equal and the
 //       run saw more than one schedule (a test that can fail).
+//   fork_server_schedules crash <out-dir>
+//       one iteration of "long_abort" (the long program, then abort()) through
+//       the fork server: the child dies after more decisions than the fork
+//       channel's log holds, so after hand-offs; the bug must still come with
+//       every step in its trace, and the trace must replay to the same abort.
 //
 // The program: three threads and main on a pthread mutex and a C11 atomic,
 // with no heddle header. In process each iteration's body is what the fork
@@ -152,16 +157,71 @@ int compare(const char* self, const std::string& strategy, std::uint64_t iterati
   return 0;
 }
 
+nlohmann::json run_fork_server(const std::string& variables, const char* self, const char* program) {
+  const std::string command = "env HEDDLE_RUN=1 HEDDLE_RUN_FORMAT=json " + variables + " '" + self + "' " + program +
+                              " 2>/dev/null";
+  FILE* out = ::popen(command.c_str(), "r");
+  if (out == nullptr) throw std::runtime_error("cannot run " + command);
+  std::string text;
+  char buffer[4096];
+  while (std::fgets(buffer, sizeof buffer, out) != nullptr) text += buffer;
+  (void)::pclose(out);
+  const auto j = nlohmann::json::parse(text, nullptr, false);
+  if (!j.is_object()) throw std::runtime_error("no JSON summary from: " + command + "\n" + text);
+  return j;
+}
+
+int crash(const char* self, const std::string& out_dir) {
+  const nlohmann::json found = run_fork_server(
+      "HEDDLE_ITERATIONS=1 HEDDLE_STRATEGY=random HEDDLE_OUT='" + out_dir + "'", self, "long_abort");
+  const std::string kind = found.contains("bug") ? found["bug"].value("kind", "") : "";
+  const std::string message = found.contains("bug") ? found["bug"].value("message", "") : "";
+  const std::uint64_t step = found.contains("bug") ? found["bug"].value("step", std::uint64_t{0}) : 0;
+  if (found.value("status", "") != "bug" || kind != "assertion" ||
+      message.find("the program aborted (SIGABRT) in operation 1 (main)") == std::string::npos) {
+    std::fprintf(stderr, "expected an abort in main, got: %s\n", found.dump().c_str());
+    return 1;
+  }
+  if (step <= 4096) {
+    std::fprintf(stderr, "the abort came at step %llu, before the log was full: the test shows nothing\n",
+                 static_cast<unsigned long long>(step));
+    return 1;
+  }
+  const std::string trace = found.value("trace_file", "");
+  const nlohmann::json replayed =
+      run_fork_server("HEDDLE_REPLAY='" + trace + "' HEDDLE_REPLAY_REPEAT=2 HEDDLE_OUT=", self, "long_abort");
+  if (replayed.value("status", "") != "bug" || replayed.value("reproduced", 0) != 2 ||
+      replayed["bug"].value("step", std::uint64_t{0}) != step) {
+    std::fprintf(stderr, "the trace of the abort at step %llu did not replay it twice: %s\n",
+                 static_cast<unsigned long long>(step), replayed.dump().c_str());
+    return 1;
+  }
+  std::printf("abort at step %llu found, traced and replayed twice\n", static_cast<unsigned long long>(step));
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 3 && std::string_view(argv[1]) == "crash") {
+    try {
+      return crash(argv[0], argv[2]);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "%s\n", e.what());
+      return 1;
+    }
+  }
   const bool comparing = argc == 5 && std::string_view(argv[1]) == "compare";
   const std::string_view program = comparing ? argv[4] : argc > 1 ? argv[1] : "short";
-  if (program != "short" && program != "long") {
-    std::fprintf(stderr, "usage: fork_server_schedules [compare <strategy> <iterations>] short|long\n");
+  if (program != "short" && program != "long" && program != "long_abort") {
+    std::fprintf(stderr, "usage: fork_server_schedules [compare <strategy> <iterations>] short|long | crash <dir>\n");
     return 2;
   }
-  rounds = program == "long" ? 1500 : 3;
+  rounds = program == "short" ? 3 : 1500;
+  if (program == "long_abort") {
+    (void)program_main();
+    std::abort();
+  }
   if (!comparing) return program_main();
   try {
     return compare(argv[0], argv[2], std::strtoull(argv[3], nullptr, 10), argv[4]);
