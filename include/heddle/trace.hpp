@@ -48,6 +48,9 @@ struct trace_header {
   memory_policy memory = memory_policy::shared;  // instrumented accesses that are points
   bool detect_races = true;
   std::string backend = "fibers";  // where it was recorded; it replays on either
+  // The run's --iteration-timeout in milliseconds (0: none), so a replay of a
+  // hang gives up after the same time and reports the hang again.
+  std::uint64_t iteration_timeout_ms = 0;
   // Push-button traces (heddle run): the program's arguments after its path,
   // so a replay starts the same process again. Empty for tests.
   std::vector<std::string> arguments;

@@ -7,8 +7,10 @@
 // followed by value and object as varints; last, a 32-bit FNV-1a checksum of
 // everything before it, so a truncated or mangled line is rejected cleanly.
 // Between the steps and the checksum, an optional tail: the backend (a string)
-// and the program's arguments (a count, then strings). Traces from before the
-// tail, and the crash handler's, may omit it: fibers, no arguments.
+// and the program's arguments (a count, then strings), then, if not zero, the
+// iteration timeout in milliseconds. Traces from before the tail, and the
+// crash handler's, may omit it (fibers, no arguments, no timeout), or its
+// timeout.
 #include <array>
 #include <cstdint>
 #include <string>
@@ -150,10 +152,11 @@ std::string to_compact(const trace& t) {
     w.u(s.value);
     w.u(s.object);
   }
-  if (h.backend != "fibers" || !h.arguments.empty()) {
+  if (h.backend != "fibers" || !h.arguments.empty() || h.iteration_timeout_ms != 0) {
     w.s(h.backend);
     w.u(h.arguments.size());
     for (const std::string& a : h.arguments) w.s(a);
+    if (h.iteration_timeout_ms != 0) w.u(h.iteration_timeout_ms);
   }
   const std::uint32_t sum = fnv1a(w.out);
   for (int k = 0; k < 4; ++k) w.byte(static_cast<std::uint8_t>(sum >> (8 * k)));
@@ -226,6 +229,7 @@ trace trace_from_compact(std::string_view text) {
     const std::uint64_t arguments = r.u();
     if (arguments > body.size()) throw trace_error("malformed compact trace: truncated");
     for (std::uint64_t i = 0; i < arguments; ++i) h.arguments.push_back(r.s());
+    if (!r.done()) h.iteration_timeout_ms = r.u();
   }
   if (!r.done()) throw trace_error("malformed compact trace: trailing bytes");
   return t;

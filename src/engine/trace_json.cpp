@@ -10,6 +10,9 @@
 //
 // Every step is [what, value, point, object]: "run" chooses operation `value`,
 // "bool"/"int" take `value` for a data choice.
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -67,6 +70,7 @@ std::string to_json(const trace& t) {
               {"memory", to_string(h.memory)},
               {"detect_races", h.detect_races},
               {"backend", h.backend}}}};
+  if (h.iteration_timeout_ms != 0) j["options"]["iteration_timeout_ms"] = h.iteration_timeout_ms;
   if (!h.arguments.empty()) j["arguments"] = h.arguments;
   if (t.found) j["bug"] = bug_to_json(*t.found);
   json steps = json::array();
@@ -112,6 +116,8 @@ trace trace_from_json(std::string_view text) {
   if (options.contains("backend")) h.backend = field<std::string>(options, "backend", "\"options\"");
   if (h.backend != "fibers" && h.backend != "threads")
     throw trace_error(fmt::format("malformed trace: unknown backend \"{}\" in \"options\"", h.backend));
+  if (options.contains("iteration_timeout_ms"))
+    h.iteration_timeout_ms = field<std::uint64_t>(options, "iteration_timeout_ms", "\"options\"");
   if (j.contains("arguments")) h.arguments = field<std::vector<std::string>>(j, "arguments", "the trace");
   if (const auto b = j.find("bug"); b != j.end()) {
     bug found;
@@ -153,8 +159,14 @@ trace trace_from_json(std::string_view text) {
 }
 
 trace load_trace(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw trace_error(fmt::format("cannot read trace file '{}': it is a directory", path));
+  errno = 0;
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw trace_error(fmt::format("cannot read trace file '{}'", path));
+  if (!in)
+    throw trace_error(fmt::format("cannot read trace file '{}'{}", path,
+                                  errno != 0 ? std::string(": ") + std::strerror(errno) : std::string()));
   std::ostringstream buffer;
   buffer << in.rdbuf();
   const std::string text = buffer.str();

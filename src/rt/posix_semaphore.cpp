@@ -1,18 +1,20 @@
-// Unnamed POSIX semaphores under control, on heddle's semaphore model
-// (detail::semaphore_state): sem_wait is a scheduling point that blocks while
-// the count is zero, sem_post one that wakes the waiters (they re-check);
+// Unnamed POSIX semaphores under control: sem_wait is a scheduling point that
+// blocks while the count is zero, sem_post one that wakes the waiters (they
+// re-check), and a post happens before the wait it lets through;
 // sem_timedwait runs on virtual time (CLOCK_REALTIME, or sem_clockwait's
 // clock). A semaphore the model has not seen (initialized before control, or
 // a named one from sem_open) starts from the count the C library reports.
 // Results and errno as in glibc: EAGAIN, ETIMEDOUT, EINVAL, EOVERFLOW.
-// sem_wait is a cancellation point on entry and when it returns.
+// The blocking waits are cancellation points: on entry, and while blocked (a
+// pthread_cancel wakes the waiter, which acts on it without taking a unit).
+// The wait loop is here rather than in heddle's counting_semaphore model
+// because a cancel must be able to end it.
 #include <semaphore.h>
 
 #include <cerrno>
 #include <climits>
 
 #include "backends/real.hpp"
-#include "heddle/semaphore.hpp"
 #include "rt/pthread_runtime.hpp"
 
 namespace heddle::rt {
@@ -20,8 +22,9 @@ namespace heddle::rt {
 namespace {
 
 struct semaphore_model {
-  explicit semaphore_model(unsigned value) : state(value, SEM_VALUE_MAX) {}
-  detail::semaphore_state state;
+  explicit semaphore_model(unsigned value) : count(value) {}
+  resource waiters{object_kind::semaphore};
+  unsigned count;
 };
 
 side_table<semaphore_model>& semaphores() {
@@ -44,10 +47,21 @@ int fail(int error) {
 int wait(sem_t* s, bool blocking, std::optional<virtual_time> deadline) {
   if (blocking) cancellation_point();
   semaphore_model& m = model_of(s);
-  const bool taken = m.state.acquire(blocking, deadline, std::source_location{});
-  if (blocking) cancellation_point();
-  if (taken) return 0;
-  return fail(deadline ? ETIMEDOUT : EAGAIN);
+  scheduling_point(point_kind::acquire, m.waiters, {});
+  while (m.count == 0) {
+    if (!blocking) return fail(EAGAIN);
+    if (deadline && *deadline <= now()) return fail(ETIMEDOUT);
+    cancellation_point();  // a cancel that came since the entry, before this thread waits
+    thread_record& me = self();
+    me.waiting_semaphore = &m.waiters;
+    const wake_reason why = deadline ? wait_until(m.waiters, *deadline, {}) : heddle::wait(m.waiters, {});
+    me.waiting_semaphore = nullptr;
+    cancellation_point();
+    if (why == wake_reason::timeout && m.count == 0) return fail(ETIMEDOUT);
+  }
+  --m.count;
+  hb_acquire(m.waiters);
+  return 0;
 }
 
 }  // namespace
@@ -94,13 +108,16 @@ HEDDLE_RT_DEFINE(int, sem_clockwait, (sem_t * s, clockid_t clock, const struct t
 HEDDLE_RT_DEFINE(int, sem_post, (sem_t * s)) {
   if (!controlled()) return HEDDLE_REAL(sem_post)(s);
   auto& m = heddle::rt::model_of(s);
-  if (m.state.value() >= SEM_VALUE_MAX) return heddle::rt::fail(EOVERFLOW);
-  m.state.release(1, std::source_location{});
+  heddle::scheduling_point(heddle::point_kind::signal, m.waiters, {});
+  if (m.count >= SEM_VALUE_MAX) return heddle::rt::fail(EOVERFLOW);
+  heddle::hb_release(m.waiters);
+  ++m.count;
+  heddle::signal(m.waiters);
   return 0;
 }
 
 HEDDLE_RT_DEFINE(int, sem_getvalue, (sem_t * s, int* value)) {
   if (!controlled()) return HEDDLE_REAL(sem_getvalue)(s, value);
-  *value = static_cast<int>(heddle::rt::model_of(s).state.value());
+  *value = static_cast<int>(heddle::rt::model_of(s).count);
   return 0;
 }

@@ -114,9 +114,10 @@ struct thread_record {
   // Signalled when the thread finishes (its joiner waits on it).
   resource done{object_kind::operation};
   // What it is blocked in, so a cancel can wake it: the thread it joins, the
-  // condition variable it waits on.
+  // condition variable it waits on, the semaphore it waits for.
   thread_record* joining = nullptr;
   void* waiting_cond = nullptr;
+  const resource* waiting_semaphore = nullptr;
 };
 
 // The record of the running operation (created for operation 1 on first use).

@@ -291,10 +291,12 @@ HEDDLE_RT_DEFINE(int, pthread_cancel, (pthread_t thread)) {
   if (r == nullptr || r->finished) return ESRCH;
   heddle::scheduling_point(heddle::point_kind::signal, r->done, {});
   r->cancel_pending = true;
-  // A thread blocked in a join or a condition wait wakes up (a wake-up POSIX
-  // allows to be spurious for the other waiters) and acts on the request.
+  // A thread blocked in a join, a condition wait or a semaphore wait wakes up
+  // (a wake-up POSIX allows to be spurious for the other waiters) and acts on
+  // the request. A sleeper acts on it when its sleep point returns.
   if (r->joining != nullptr) heddle::signal(r->joining->done);
   if (r->waiting_cond != nullptr) heddle::rt::wake_cond_waiters(r->waiting_cond);
+  if (r->waiting_semaphore != nullptr) heddle::signal(*r->waiting_semaphore);
   return 0;
 }
 

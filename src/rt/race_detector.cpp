@@ -23,6 +23,9 @@ void race_detector::begin_iteration_if_new() {
     s.exclusive.clear();
     s.shared.clear();
   }
+  for (vector_clock& c : fence_released_) c.clear();
+  for (vector_clock& c : fence_pending_) c.clear();
+  seq_cst_fences_.clear();
   granules_.clear();
 }
 
@@ -63,6 +66,40 @@ void race_detector::release(object_id object, bool shared) {
   ++mine[current_operation()];  // later accesses are not covered by this release
 }
 
+void race_detector::acquire_at_next_fence(object_id object) {
+  begin_iteration_if_new();
+  if (object >= sync_.size()) return;
+  const operation_id me = current_operation();
+  if (me >= fence_pending_.size()) fence_pending_.resize(me + 1);
+  join_into(fence_pending_[me], sync_[object].exclusive);
+}
+
+void race_detector::release_from_last_fence(object_id object) {
+  begin_iteration_if_new();
+  const operation_id me = current_operation();
+  if (me >= fence_released_.size() || fence_released_[me].empty()) return;
+  if (object >= sync_.size()) sync_.resize(object + 1);
+  join_into(sync_[object].exclusive, fence_released_[me]);
+}
+
+void race_detector::fence(bool acquires, bool releases, bool seq_cst) {
+  vector_clock& mine = own_clock();
+  const operation_id me = current_operation();
+  if (acquires && me < fence_pending_.size()) {
+    join_into(mine, fence_pending_[me]);
+    fence_pending_[me].clear();
+  }
+  if (seq_cst) {
+    join_into(mine, seq_cst_fences_);
+    join_into(seq_cst_fences_, mine);
+  }
+  if (releases || seq_cst) {
+    if (me >= fence_released_.size()) fence_released_.resize(me + 1);
+    fence_released_[me] = mine;
+    ++mine[me];  // later accesses are not covered by this fence
+  }
+}
+
 void race_detector::spawned(operation_id child) {
   vector_clock& parent_clock = own_clock();
   const vector_clock copy = parent_clock;
@@ -96,22 +133,24 @@ std::optional<race> race_detector::check_granule(granule& g, const access_record
     return r.operation == a.operation || (r.operation < mine.size() && r.clock <= mine[r.operation]);
   };
   for (const access_record& r : g.accesses) {
-    if (!(r.write || a.write) || !overlaps(r) || happened_before(r)) continue;
-    found = race{{r.operation, r.write, r.address, r.full_size, r.pc},
-                 {a.operation, a.write, a.address, a.full_size, a.pc}};
+    if (!(r.write || a.write) || (r.atomic && a.atomic) || !overlaps(r) || happened_before(r)) continue;
+    found = race{{r.operation, r.write, r.atomic, r.address, r.full_size, r.pc},
+                 {a.operation, a.write, a.atomic, a.address, a.full_size, a.pc}};
     break;
   }
-  // Drop what the new access makes redundant, then record it.
+  // Drop what the new access makes redundant, then record it. An atomic
+  // access does not stand in for a plain one: a later atomic access races
+  // with the plain one only.
   std::erase_if(g.accesses, [&](const access_record& r) {
     return happened_before(r) && r.offset >= a.offset && r.offset + r.size <= a.offset + a.size &&
-           (a.write || !r.write);
+           (a.write || !r.write) && (!a.atomic || r.atomic);
   });
   g.accesses.push_back(a);
   return found;
 }
 
 std::optional<race> race_detector::on_access(std::uintptr_t address, std::uint32_t size, bool write,
-                                             std::uintptr_t pc) {
+                                             std::uintptr_t pc, bool atomic) {
   const vector_clock& mine = own_clock();
   const operation_id me = current_operation();
   const std::uint32_t now = mine[me];
@@ -125,8 +164,9 @@ std::optional<race> race_detector::on_access(std::uintptr_t address, std::uint32
     granule& g = granules_[base / granule_bytes];
     if (g.first_toucher == 0) g.first_toucher = me;
     else if (g.first_toucher != me) g.shared = true;
-    const access_record record{me,    now,   static_cast<std::uint8_t>(at - base), static_cast<std::uint8_t>(stop - at),
-                               write, address, size, pc};
+    const access_record record{me,    now,    static_cast<std::uint8_t>(at - base),
+                               static_cast<std::uint8_t>(stop - at),
+                               write, atomic, address, size, pc};
     std::optional<race> r = check_granule(g, record);
     if (r && !first) first = r;
     at = stop;

@@ -9,6 +9,17 @@
 // create/join, locks, semaphores, latches, barriers, futures, once and
 // atomics with acquire/release orders.
 //
+// Fences (C++ [atomics.fences]): each operation keeps the clock it had at its
+// last release fence, which its relaxed stores and read-modify-writes publish
+// on the atomic as a release would; and what its relaxed loads read (the
+// atomics' published clocks), which its next acquire fence joins into its
+// clock. A seq_cst fence is both, and also joins and publishes one clock all
+// seq_cst fences share (they are totally ordered).
+//
+// Atomic accesses are recorded like plain ones, marked atomic: an atomic and a
+// plain access to the same bytes race unless ordered (a plain access to an
+// atomic object is undefined behaviour); two atomic accesses never race.
+//
 // Memory is tracked in 8-byte granules. A granule keeps the accesses no later
 // access has made redundant: an access that happens before a new one and is
 // covered by it (same or fewer bytes, and the new one writes or the old one
@@ -37,6 +48,7 @@ using vector_clock = std::vector<std::uint32_t>;  // index = operation id
 struct access_site {
   operation_id operation = 0;
   bool write = false;
+  bool atomic = false;
   std::uintptr_t address = 0;
   std::uint32_t size = 0;
   std::uintptr_t pc = 0;
@@ -49,9 +61,10 @@ struct race {
 
 class race_detector final : public detail::hb_listener {
  public:
-  // The access the running operation is about to make; returns the first race
-  // it has with a recorded access, after recording it.
-  std::optional<race> on_access(std::uintptr_t address, std::uint32_t size, bool write, std::uintptr_t pc);
+  // The access the running operation is about to make (plain, or atomic);
+  // returns the first race it has with a recorded access, after recording it.
+  std::optional<race> on_access(std::uintptr_t address, std::uint32_t size, bool write, std::uintptr_t pc,
+                                bool atomic = false);
 
   // Did another operation than the running one touch this granule before?
   // Marks the granule as touched by the running operation. The memory policy
@@ -63,6 +76,15 @@ class race_detector final : public detail::hb_listener {
   void spawned(operation_id child) override;
   void joined(operation_id child) override;
 
+  // A relaxed load of the atomic `object`: what it published becomes the
+  // running operation's at its next acquire fence.
+  void acquire_at_next_fence(object_id object);
+  // A relaxed store or read-modify-write of `object`: publishes the running
+  // operation's clock as of its last release fence.
+  void release_from_last_fence(object_id object);
+  // atomic_thread_fence with an acquire part, a release part, and seq_cst.
+  void fence(bool acquires, bool releases, bool seq_cst);
+
   // Operations' clocks, for tests and the benchmark.
   const vector_clock& clock_of(operation_id op);
 
@@ -73,6 +95,7 @@ class race_detector final : public detail::hb_listener {
     std::uint8_t offset;  // first byte within the granule
     std::uint8_t size;    // bytes within the granule
     bool write;
+    bool atomic;
     std::uintptr_t address;  // of the whole access, for the report
     std::uint32_t full_size;
     std::uintptr_t pc;
@@ -96,6 +119,11 @@ class race_detector final : public detail::hb_listener {
   std::uint32_t epoch_ = 0;  // the iteration the state belongs to
   std::vector<vector_clock> clocks_;      // index = operation id
   std::vector<sync_clocks> sync_;         // index = object id
+  // Per operation (index = operation id): its clock at its last release
+  // fence, and what its relaxed loads read since its last acquire fence.
+  std::vector<vector_clock> fence_released_;
+  std::vector<vector_clock> fence_pending_;
+  vector_clock seq_cst_fences_;
   std::unordered_map<std::uintptr_t, granule> granules_;  // key = address / 8
 };
 

@@ -94,7 +94,8 @@ iteration_state& state() {
 source_position symbolize_for_report(std::uintptr_t pc) { return symbolize(pc); }
 
 std::string side(const engine& e, const access_site& a, const race& r) {
-  std::string text = fmt::format("{} by {}", a.write ? "write" : "read", e.describe_operation(a.operation));
+  std::string text = fmt::format("{}{} by {}", a.atomic ? "atomic " : "", a.write ? "write" : "read",
+                                 e.describe_operation(a.operation));
   if (a.address != r.later.address || a.size != r.later.size)
     text += fmt::format(" ({} bytes at {:#x})", a.size, a.address);
   const source_position p = symbolize(a.pc);
@@ -157,13 +158,27 @@ void atomic_point(point_kind kind, std::uintptr_t address, std::uintptr_t pc) {
   engine::current()->point(kind, r.id(), std::source_location{}, pc);
 }
 
-void atomic_edges(point_kind kind, std::uintptr_t address, tsan_order order) {
+void atomic_edges(point_kind kind, std::uintptr_t address, std::uint32_t size, tsan_order order, std::uintptr_t pc) {
   if (!hooks_active()) return;
   const bool acquires = order != tsan_order::relaxed && order != tsan_order::release;
   const bool releases = order == tsan_order::release || order == tsan_order::acq_rel || order == tsan_order::seq_cst;
   const resource& r = state().atomics.at(address);
-  if (kind != point_kind::write && acquires) the_race_detector().acquire(r.id(), false);
-  if (kind != point_kind::read && releases) the_race_detector().release(r.id(), false);
+  race_detector& detector = the_race_detector();
+  if (kind != point_kind::write) {
+    if (acquires) detector.acquire(r.id(), false);
+    else detector.acquire_at_next_fence(r.id());
+  }
+  // Checked after its acquire (what it synchronizes with is ordered before
+  // it) and before its release (whoever acquires that has the access before).
+  engine* e = engine::current();
+  if (state().ignore_depth() == 0 && !e->unwinding() && e->config().detect_races) {
+    if (const std::optional<race> found = detector.on_access(address, size, kind != point_kind::read, pc, true))
+      report_race(*e, *found);
+  }
+  if (kind != point_kind::read) {
+    if (releases) detector.release(r.id(), false);
+    else detector.release_from_last_fence(r.id());
+  }
 }
 
 bool spurious_cas_failure(std::uintptr_t address) {
@@ -171,7 +186,13 @@ bool spurious_cas_failure(std::uintptr_t address) {
   return choose_rare(point_kind::rmw, state().atomics.at(address));
 }
 
-void fence(std::uintptr_t pc) { engine::current()->point(point_kind::fence, 0, std::source_location{}, pc); }
+void fence(tsan_order order, std::uintptr_t pc) {
+  engine::current()->point(point_kind::fence, 0, std::source_location{}, pc);
+  if (!hooks_active()) return;
+  const bool acquires = order != tsan_order::relaxed && order != tsan_order::release;
+  const bool releases = order == tsan_order::release || order == tsan_order::acq_rel || order == tsan_order::seq_cst;
+  the_race_detector().fence(acquires, releases, order == tsan_order::seq_cst);
+}
 
 void function_entry(std::uintptr_t caller_pc) { state().stack().push_back(caller_pc); }
 

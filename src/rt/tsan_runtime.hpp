@@ -29,12 +29,16 @@ void memory_access(std::uintptr_t address, std::uint32_t size, bool write, std::
 // An atomic operation on `address` is about to happen: a read, write or rmw
 // point on the atomic's resource.
 void atomic_point(point_kind kind, std::uintptr_t address, std::uintptr_t pc);
-// Its happens-before edges once it has happened (`kind` as for the point).
-void atomic_edges(point_kind kind, std::uintptr_t address, tsan_order order);
+// Once it has happened (`kind` as for the point, or read for a failed
+// compare-exchange): its happens-before edges, then the race check of its
+// `size` bytes against plain accesses (an atomic and a plain access to the
+// same memory race unless ordered; two atomics never do).
+void atomic_edges(point_kind kind, std::uintptr_t address, std::uint32_t size, tsan_order order, std::uintptr_t pc);
 // May this compare_exchange_weak, whose comparison would succeed, fail
 // spuriously? A rare choice of the strategy when spurious CAS failures are on.
 bool spurious_cas_failure(std::uintptr_t address);
-void fence(std::uintptr_t pc);
+// atomic_thread_fence: a fence point, and the fence's edges (race_detector).
+void fence(tsan_order order, std::uintptr_t pc);
 
 void function_entry(std::uintptr_t caller_pc);
 void function_exit();

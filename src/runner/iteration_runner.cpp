@@ -79,6 +79,7 @@ trace_header make_header(const options& o, const test_identity& id, std::string 
   h.memory = o.memory;
   h.detect_races = o.detect_races;
   h.backend = o.backend;
+  h.iteration_timeout_ms = static_cast<std::uint64_t>(o.iteration_timeout.count());
   return h;
 }
 

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # End-to-end tests of the `heddle` CLI, one behaviour per invocation:
 #
-#   cli_test.sh CASE HEDDLE BANK_ACCOUNT BANK_ACCOUNT_FIXED CRASH_EXAMPLE WORK_DIR
+#   cli_test.sh CASE HEDDLE BANK_ACCOUNT BANK_ACCOUNT_FIXED CRASH_EXAMPLE WORK_DIR PLAIN_DIR HANG_EXAMPLE
+#
+# PLAIN_DIR holds plain_abba_deadlock, plain_hang_in_read and their _fixed
+# twins: tests/pushbutton programs built without heddle's wrappers.
 #
 # Each case runs the built tool in a fresh WORK_DIR and checks exit codes and
 # output text (bug kind, message, replay command, one-line errors) with the
@@ -9,7 +12,8 @@
 set -u
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/check.sh"
 
-case_name=$1 heddle=$2 buggy=$3 fixed=$4 crashing=$5 work=$6
+case_name=$1 heddle=$2 buggy=$3 fixed=$4 crashing=$5 work=$6 plain_dir=$7 hanging=$8
+plain=$plain_dir/plain_abba_deadlock
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 
 # Explores the bank account example with PCT; leaves the trace in out/.
@@ -360,6 +364,107 @@ json.dump(t, open("diverging.json", "w"))' "$trace" || fail "cannot rewrite the 
     expect_one_line_error "unknown command 'frobnicate'"
     run "$heddle"
     expect_exit 2
+    ;;
+
+  run_bad_input_is_one_line_and_exit_2)
+    run "$heddle" run --iterations 10 -- ./no-such-program
+    expect_one_line_error "cannot run program './no-such-program': No such file or directory"
+    run "$heddle" run --iterations 10 -- "$work"
+    expect_one_line_error "it is a directory"
+    run "$heddle" run --no-such-flag -- "$plain"
+    expect_one_line_error "unknown option '--no-such-flag' for heddle run"
+    run "$heddle" run --iterations 10
+    expect_one_line_error "no program to run (heddle run [options] -- ./program args...)"
+    run "$heddle" run --iterations ten -- "$plain"
+    expect_one_line_error "bad value 'ten' for --iterations"
+    run "$heddle" run --memory most -- "$plain"
+    expect_one_line_error "bad value 'most' for --memory"
+    ;;
+
+  replay_bad_input_is_one_line_and_exit_2)
+    run "$heddle" replay no-such-trace.json
+    expect_one_line_error "cannot read trace file 'no-such-trace.json': No such file or directory"
+    mkdir traces
+    run "$heddle" replay traces
+    expect_one_line_error "cannot read trace file 'traces': it is a directory"
+    echo '{"format": "heddle-trace", "version": 1' >broken.json
+    run "$heddle" replay broken.json
+    expect_one_line_error "malformed trace: not valid JSON"
+    if [[ $(id -u) != 0 ]]; then  # root reads a file whatever its mode
+      echo '{}' >unreadable.json && chmod 000 unreadable.json
+      run "$heddle" replay unreadable.json
+      expect_one_line_error "cannot read trace file 'unreadable.json': Permission denied"
+    fi
+    run "$heddle" replay --no-such-flag broken.json
+    expect_one_line_error "unknown option '--no-such-flag' for heddle replay"
+    # A push-button trace whose program is gone.
+    cp "$plain" ./vanishing
+    run "$heddle" run --iterations 1000 --out out -- ./vanishing
+    expect_exit 1
+    expect_file out/run_vanishing/bug-1.json
+    rm vanishing
+    run "$heddle" replay out/run_vanishing/bug-1.json
+    expect_one_line_error "vanishing': No such file or directory"
+    run "$heddle" replay --iteration-timeout soon out/run_vanishing/bug-1.json
+    expect_one_line_error "bad value 'soon' for --iteration-timeout"
+    ;;
+
+  run_of_an_uninstrumented_program_warns_once_and_finds_the_deadlock)
+    warning="is not built with heddle-cc/heddle-c++: its memory accesses are not instrumented"
+    run "$heddle" run --iterations 1000 --out out -- "$plain"
+    expect_exit 1
+    expect_stderr "$warning"
+    [[ $(grep -c "not instrumented" "$work/stderr") == 1 ]] || fail "expected the warning exactly once"
+    expect_stderr "deadlock: operation 1 (main) waits for mutex"
+    expect_file out/run_plain_abba_deadlock/bug-1.json
+    run "$heddle" replay out/run_plain_abba_deadlock/bug-1.json
+    expect_exit 1
+    [[ $(grep -c "not instrumented" "$work/stderr") == 1 ]] || fail "expected the warning exactly once in the replay"
+    expect_stderr "bug reproduced"
+    # The fixed twin: the same locks taken in one order.
+    run "$heddle" run --iterations 1000 --out out -- "${plain}_fixed"
+    expect_exit 0
+    [[ $(grep -c "not instrumented" "$work/stderr") == 1 ]] || fail "expected the warning exactly once for the twin"
+    expect_stderr "no bug found in 1000 iteration(s)"
+    ;;
+
+  replay_of_a_push_button_hang_stops_at_the_run_timeout)
+    run "$heddle" run --iterations 1000 --iteration-timeout 300ms --out out -- "$plain_dir/plain_hang_in_read"
+    expect_exit 1
+    expect_stderr "hang: the iteration made no progress within --iteration-timeout"
+    expect_stderr "blocked in read()"
+    trace=out/run_plain_hang_in_read/bug-1.json
+    expect_file "$trace"
+    grep -q '"iteration_timeout_ms": 300' "$trace" || fail "the trace does not record the run's 300 ms timeout"
+    # The replay's watchdog has the run's 300 ms, not the default 10 s: the
+    # bound below is generous (a loaded machine), and far below 10 s.
+    started=$(date +%s%N)
+    run "$heddle" replay "$trace"
+    elapsed_ms=$((($(date +%s%N) - started) / 1000000))
+    expect_exit 1
+    expect_stderr "bug reproduced"
+    expect_stderr "hang: the iteration made no progress within --iteration-timeout"
+    ((elapsed_ms < 7000)) || fail "the replay took ${elapsed_ms} ms: it did not use the trace's 300 ms timeout"
+    # The fixed twin passes.
+    run "$heddle" run --iterations 200 --iteration-timeout 300ms --out out -- "$plain_dir/plain_hang_in_read_fixed"
+    expect_exit 0
+    ;;
+
+  replay_of_a_test_hang_stops_at_the_run_timeout)
+    run "$heddle" test "$hanging" --iterations 1000 --parallel 1 --iteration-timeout 300ms --out out
+    expect_exit 1
+    expect_stdout "hang.read_that_nobody_writes  BUG"
+    expect_stdout "hang: the iteration did not finish within --iteration-timeout 300 ms"
+    expect_stdout "hang.fixed_both_bytes_written_first  passed"
+    trace=out/hang.read_that_nobody_writes/bug-1.json
+    expect_file "$trace"
+    run "$heddle" replay "$trace"
+    expect_exit 1
+    expect_stderr "bug reproduced: livelock: the replay of hang.read_that_nobody_writes was stopped: not finished within 300ms"
+    expect_stderr "the run reported: hang: the iteration did not finish"
+    run "$heddle" replay --iteration-timeout 200ms "$trace"
+    expect_exit 1
+    expect_stderr "not finished within 200ms"
     ;;
 
   *)

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -15,5 +16,9 @@ struct pushbutton_program {
 };
 
 const std::vector<pushbutton_program>& pushbutton_programs();
+
+// gtest prints a parameter in test lists (and so in CTest's test names) and
+// failures; without this, as the object's bytes.
+inline void PrintTo(const pushbutton_program& p, std::ostream* os) { *os << p.name; }
 
 }  // namespace heddle::rt_test

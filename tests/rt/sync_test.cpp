@@ -2,7 +2,9 @@
 // spin locks, yielding spin loops, and C11 threads under control.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cerrno>
+#include <string>
 
 #include "programs/programs.h"
 #include "rt_test_support.hpp"
@@ -109,7 +111,14 @@ TEST_P(RtYield, ASpinLoopThatYieldsOrSleepsMakesProgress) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Strategies, RtYield, testing::Values("random", "pct:3", "pos", "portfolio"));
+// Test names allow letters, digits and '_': pct:3 is named pct_3.
+INSTANTIATE_TEST_SUITE_P(Strategies, RtYield, testing::Values("random", "pct:3", "pos", "portfolio"),
+                         [](const testing::TestParamInfo<const char*>& p) {
+                           std::string name = p.param;
+                           for (char& c : name)
+                             if (std::isalnum(static_cast<unsigned char>(c)) == 0) c = '_';
+                           return name;
+                         });
 
 TEST(RtC11, ThreadsMutexesOnceAndTss) {
   int value = 0;

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cerrno>
+#include <ostream>
+#include <string>
 
 #include "programs/programs.h"
 #include "rt/pthread_runtime.hpp"
@@ -42,13 +44,20 @@ TEST(RtMutex, AbbaDeadlockIsFoundAndOrderedLocksPass) {
   EXPECT_TRUE(explore_quietly([] { prog_abba(1); }, 500)) << "ordered locks";
 }
 
-// The misuse a mode of a program commits, as the report says it.
+// The misuse a mode of a program commits, as the report says it; `name`
+// names the test (Mutex/RtMisuse.IsReportedWithItsMessage/unlock_unlocked).
 struct misuse_case {
+  const char* name;
   int (*program)(int mode);
   int mode;
   bug_kind kind;
   const char* message;
 };
+
+// gtest prints a parameter in test lists and failures; without this, as bytes.
+[[maybe_unused]] void PrintTo(const misuse_case& c, std::ostream* os) { *os << c.name; }
+
+std::string misuse_name(const testing::TestParamInfo<misuse_case>& info) { return info.param.name; }
 
 class RtMisuse : public testing::TestWithParam<misuse_case> {};
 
@@ -61,19 +70,20 @@ TEST_P(RtMisuse, IsReportedWithItsMessage) {
 INSTANTIATE_TEST_SUITE_P(
     Mutex, RtMisuse,
     testing::Values(
-        misuse_case{prog_mutex_misuse, 0, bug_kind::api_misuse, "pthread_mutex_unlock of a mutex that is not locked"},
-        misuse_case{prog_mutex_misuse, 1, bug_kind::api_misuse,
+        misuse_case{"unlock_unlocked", prog_mutex_misuse, 0, bug_kind::api_misuse, "pthread_mutex_unlock of a mutex that is not locked"},
+        misuse_case{"unlock_by_non_owner", prog_mutex_misuse, 1, bug_kind::api_misuse,
                     "pthread_mutex_unlock of a mutex locked by operation 2, not by the caller (operation 1 (main))"},
-        misuse_case{prog_mutex_misuse, 2, bug_kind::api_misuse,
+        misuse_case{"mutex_double_init", prog_mutex_misuse, 2, bug_kind::api_misuse,
                     "pthread_mutex_init of a mutex that is already initialized (double initialization"},
-        misuse_case{prog_mutex_misuse, 3, bug_kind::api_misuse, "pthread_mutex_destroy of a mutex that is locked (by operation 1 (main))"},
-        misuse_case{prog_mutex_misuse, 4, bug_kind::deadlock,
+        misuse_case{"destroy_locked", prog_mutex_misuse, 3, bug_kind::api_misuse, "pthread_mutex_destroy of a mutex that is locked (by operation 1 (main))"},
+        misuse_case{"relock_normal", prog_mutex_misuse, 4, bug_kind::deadlock,
                     "pthread_mutex_lock of a mutex the caller (operation 1 (main)) already holds: self-deadlock"},
-        misuse_case{prog_mutex_misuse, 6, bug_kind::api_misuse, "pthread_mutex_unlock of a mutex that is not locked"},
-        misuse_case{prog_mutex_misuse, 7, bug_kind::api_misuse,
+        misuse_case{"recursive_unlocked_once_too_often", prog_mutex_misuse, 6, bug_kind::api_misuse, "pthread_mutex_unlock of a mutex that is not locked"},
+        misuse_case{"cond_double_init", prog_mutex_misuse, 7, bug_kind::api_misuse,
                     "pthread_cond_init of a condition variable that is already initialized"},
-        misuse_case{prog_mutex_misuse, 9, bug_kind::api_misuse,
-                    "pthread_cond_wait with a mutex the caller (operation 1 (main)) does not hold"}));
+        misuse_case{"cond_wait_without_the_mutex", prog_mutex_misuse, 9, bug_kind::api_misuse,
+                    "pthread_cond_wait with a mutex the caller (operation 1 (main)) does not hold"}),
+    misuse_name);
 
 TEST(RtMutex, ErrorCheckingAndTryLockReturnCodes) {
   int relock = -1;
@@ -89,10 +99,11 @@ TEST(RtMutex, ErrorCheckingAndTryLockReturnCodes) {
 
 INSTANTIATE_TEST_SUITE_P(
     Join, RtMisuse,
-    testing::Values(misuse_case{prog_join_misuse, 0, bug_kind::api_misuse, "pthread_join of a thread that does not exist"},
-                    misuse_case{prog_join_misuse, 1, bug_kind::api_misuse,
+    testing::Values(misuse_case{"join_nonexistent", prog_join_misuse, 0, bug_kind::api_misuse, "pthread_join of a thread that does not exist"},
+                    misuse_case{"join_twice", prog_join_misuse, 1, bug_kind::api_misuse,
                                 "pthread_join of a thread that was already joined (operation 2)"},
-                    misuse_case{prog_join_misuse, 2, bug_kind::api_misuse, "pthread_join of a detached thread (operation 2)"}));
+                    misuse_case{"join_detached", prog_join_misuse, 2, bug_kind::api_misuse, "pthread_join of a detached thread (operation 2)"}),
+    misuse_name);
 
 TEST(RtThreads, JoiningOneselfReturnsEdeadlk) {
   int rc = -1;
@@ -121,6 +132,31 @@ TEST(RtCancel, CancelledWaiterRunsItsCleanupHandlersAndJoinSeesCanceled) {
   EXPECT_TRUE(r) << r.report;
   EXPECT_EQ(ok, 1);
 }
+
+// POSIX cancellation points beyond condition waits and joins: a thread
+// blocked in a semaphore wait or a sleep is cancelled, runs its cleanup
+// handler, and its joiner sees PTHREAD_CANCELED. (A semaphore nobody posts
+// would otherwise be a deadlock, an hour's sleep an hour of virtual time.)
+class RtCancelPoint : public testing::TestWithParam<int> {};
+
+TEST_P(RtCancelPoint, ABlockedThreadIsCancelledAndCleansUp) {
+  int ok = 0;
+  const auto r = explore_quietly([&] {
+    ok = prog_cancel_blocked(GetParam());
+    rt_check(ok, "the blocked thread was cancelled, cleaned up, and left the semaphore's count alone");
+  }, 200);
+  EXPECT_TRUE(r) << r.report;
+  EXPECT_EQ(ok, 1);
+}
+
+// prog_cancel_blocked's `where`, by name.
+std::string blocking_call(const testing::TestParamInfo<int>& info) {
+  static const char* const names[] = {"sem_wait",  "sem_timedwait",   "sleep", "usleep",
+                                      "nanosleep", "clock_nanosleep", "clock_nanosleep_abstime"};
+  return names[info.param];
+}
+
+INSTANTIATE_TEST_SUITE_P(Blocked, RtCancelPoint, testing::Range(0, 7), blocking_call);
 
 TEST(RtThreads, PthreadExitRunsCleanupAndKeyDestructors) {
   int value = 0;

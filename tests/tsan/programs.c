@@ -93,3 +93,32 @@ int pthread_finishers(int locked) {
   pthread_join(b, NULL);
   return last_finisher;
 }
+
+/* Publication through fences: a relaxed flag after a release fence, read
+ * relaxed and followed by an acquire fence (fenced 1), or seq_cst fences on
+ * both sides (fenced 2), orders the payload; without fences (0) it races. */
+int fenced_payload;
+_Atomic int fenced_ready;
+
+void publish_fenced(int value, int fenced) {
+  fenced_payload = value;
+  if (fenced == 1) atomic_thread_fence(memory_order_release);
+  if (fenced == 2) atomic_thread_fence(memory_order_seq_cst);
+  atomic_store_explicit(&fenced_ready, 1, memory_order_relaxed);
+}
+
+int consume_fenced(int fenced) {
+  while (!atomic_load_explicit(&fenced_ready, memory_order_relaxed)) {
+  }
+  if (fenced == 1) atomic_thread_fence(memory_order_acquire);
+  if (fenced == 2) atomic_thread_fence(memory_order_seq_cst);
+  return fenced_payload;  // line: consume_fenced
+}
+
+/* An atomic int also written plainly: undefined behaviour, a data race unless
+ * ordered; atomic accesses alone never race. */
+_Atomic int mixed;
+
+void mixed_atomic_store(int value) { atomic_store_explicit(&mixed, value, memory_order_relaxed); }
+int mixed_atomic_load(void) { return atomic_load_explicit(&mixed, memory_order_relaxed); }
+void mixed_plain_write(int value) { *(int*)&mixed = value; }  // line: mixed_plain_write

@@ -30,6 +30,16 @@ void publish(int value, int release);
 int consume(int acquire);
 
 int weak_cas_fails(TSAN_ATOMIC(int) * word);
+
+extern int fenced_payload;
+extern TSAN_ATOMIC(int) fenced_ready;
+void publish_fenced(int value, int fenced);
+int consume_fenced(int fenced);
+
+extern TSAN_ATOMIC(int) mixed;
+void mixed_atomic_store(int value);
+int mixed_atomic_load(void);
+void mixed_plain_write(int value);
 tsan_u128 wide_exchange(tsan_u128* word, tsan_u128 value);
 
 extern unsigned char bytes[16];

@@ -232,6 +232,68 @@ TEST(tsan_races, relaxed_publication_races_and_release_acquire_does_not) {
   EXPECT_FALSE(ordered.bug) << ordered.report;
 }
 
+// Fences order like C++ says: a release fence before a relaxed store and an
+// acquire fence after the relaxed load that reads it (or seq_cst fences on
+// both sides) publish the payload; the same relaxed flag without fences races.
+TEST(tsan_races, fences_order_relaxed_publication_and_no_fences_race) {
+  const auto run = [](int fenced) {
+    return heddle::explore(quiet({.iterations = 300, .strategy = "random"}), [fenced] {
+      fenced_payload = 0;
+      fenced_ready = 0;
+      heddle::thread producer([fenced] { publish_fenced(42, fenced); });
+      heddle::thread consumer([fenced] { HEDDLE_ASSERT(consume_fenced(fenced) == 42); });
+      producer.join();
+      consumer.join();
+    });
+  };
+  const auto unfenced = run(0);
+  ASSERT_TRUE(unfenced.bug);
+  EXPECT_EQ(unfenced.bug->kind, heddle::bug_kind::data_race);
+  EXPECT_NE(unfenced.bug->message.find(where("consume_fenced")), std::string::npos) << unfenced.bug->message;
+  const auto acquire_release = run(1);
+  EXPECT_FALSE(acquire_release.bug) << acquire_release.report;
+  EXPECT_EQ(acquire_release.stats.iterations, 300u);
+  const auto seq_cst = run(2);
+  EXPECT_FALSE(seq_cst.bug) << seq_cst.report;
+}
+
+// A plain write to an atomic that another operation accesses atomically is a
+// data race (undefined behaviour), reported with the atomic side named;
+// atomic accesses alone never race; a plain write ordered before (by the
+// threads' creation) does not race.
+TEST(tsan_races, plain_access_racing_with_an_atomic_one_is_a_race_atomics_alone_are_not) {
+  const auto mixed_run = heddle::explore(quiet({.iterations = 300, .strategy = "random"}), [] {
+    heddle::thread atomic_writer([] { mixed_atomic_store(1); });
+    heddle::thread plain_writer([] { mixed_plain_write(2); });
+    atomic_writer.join();
+    plain_writer.join();
+  });
+  ASSERT_TRUE(mixed_run.bug);
+  EXPECT_EQ(mixed_run.bug->kind, heddle::bug_kind::data_race);
+  EXPECT_NE(mixed_run.bug->message.find("atomic write by operation"), std::string::npos) << mixed_run.bug->message;
+  EXPECT_NE(mixed_run.bug->message.find(where("mixed_plain_write")), std::string::npos) << mixed_run.bug->message;
+
+  const auto atomics_only = heddle::explore(quiet({.iterations = 300, .strategy = "random"}), [] {
+    heddle::thread writer([] { mixed_atomic_store(1); });
+    heddle::thread reader([] { (void)mixed_atomic_load(); });
+    heddle::thread other_writer([] { mixed_atomic_store(2); });
+    writer.join();
+    reader.join();
+    other_writer.join();
+  });
+  EXPECT_FALSE(atomics_only.bug) << atomics_only.report;
+
+  const auto ordered = heddle::explore(quiet({.iterations = 300, .strategy = "random"}), [] {
+    mixed_plain_write(0);  // before the threads exist
+    heddle::thread writer([] { mixed_atomic_store(1); });
+    heddle::thread reader([] { (void)mixed_atomic_load(); });
+    writer.join();
+    reader.join();
+    mixed_plain_write(3);  // after both are joined
+  });
+  EXPECT_FALSE(ordered.bug) << ordered.report;
+}
+
 TEST(tsan_races, adjacent_bytes_do_not_race) {
   const auto r = heddle::explore(quiet({.iterations = 200, .strategy = "random"}), [] {
     heddle::thread a([] { write_byte(2); });

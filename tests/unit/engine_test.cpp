@@ -109,6 +109,25 @@ TEST(engine, both_trace_encodings_round_trip) {
   EXPECT_EQ(heddle::trace_from_compact(heddle::to_compact(r.trace)), r.trace);
 }
 
+// A replay of a hang needs the run's --iteration-timeout: both encodings keep
+// it, alone or with the rest of the compact form's tail.
+TEST(engine, trace_encodings_keep_the_iteration_timeout) {
+  const auto r = heddle::explore(quiet({.iterations = 1000, .iteration_timeout = std::chrono::milliseconds(250)}),
+                                 racy_increments);
+  ASSERT_TRUE(r.bug);
+  EXPECT_EQ(r.trace.header.iteration_timeout_ms, 250u);
+  EXPECT_EQ(heddle::trace_from_json(heddle::to_json(r.trace)).header.iteration_timeout_ms, 250u);
+  EXPECT_EQ(heddle::trace_from_compact(heddle::to_compact(r.trace)).header.iteration_timeout_ms, 250u);
+  heddle::trace with_tail = r.trace;
+  with_tail.header.backend = "threads";
+  with_tail.header.arguments = {"--port", "80"};
+  EXPECT_EQ(heddle::trace_from_compact(heddle::to_compact(with_tail)), with_tail);
+  heddle::trace without = r.trace;
+  without.header.iteration_timeout_ms = 0;
+  EXPECT_EQ(heddle::trace_from_compact(heddle::to_compact(without)).header.iteration_timeout_ms, 0u);
+  EXPECT_EQ(heddle::to_json(without).find("iteration_timeout_ms"), std::string::npos);
+}
+
 TEST(engine, corrupted_compact_trace_is_rejected_with_a_message) {
   const auto r = heddle::explore(quiet({.iterations = 1000}), racy_increments);
   ASSERT_TRUE(r.bug);

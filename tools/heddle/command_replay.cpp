@@ -10,9 +10,17 @@
 // and none happened, 2 when the replay diverged or the trace does not fit.
 // A trace of `heddle run` (test "run:<program>") re-runs that program with its
 // recorded arguments instead; its fork server prints the report.
+// A replay has the time limit the run had (the trace header records the
+// run's --iteration-timeout; --iteration-timeout overrides it; a hang trace
+// without one gets 10 s): a replay of a hang reports the hang again instead
+// of hanging. For a test binary the limit (plus a second to start) bounds the
+// whole replay; the fork server's watchdog applies it to the program's
+// progress.
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <sstream>
 
@@ -25,6 +33,7 @@
 #include "heddle/trace.hpp"
 #include "process.hpp"
 #include "pushbutton.hpp"
+#include "runner/overrides.hpp"
 #include "test_binary.hpp"
 
 namespace heddle::cli {
@@ -32,6 +41,26 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+
+// Whether the trace recorded a hang: the fork server's kind hang, or a
+// worker watchdog's livelock "hang: ..." (a test's operation that never came
+// back to a scheduling point).
+bool recorded_a_hang(const trace& recorded) {
+  return recorded.found && (recorded.found->kind == bug_kind::hang ||
+                            (recorded.found->kind == bug_kind::livelock && recorded.found->message.starts_with("hang:")));
+}
+
+// A test binary's replay is one process, started and ended within the limit:
+// it gets this much more, so a loaded machine's slow start is not a hang.
+constexpr std::chrono::milliseconds startup_allowance{1000};
+
+// The replay's time limit (0: none): --iteration-timeout, else the run's.
+std::chrono::milliseconds time_limit(const replay_arguments& args, const trace& recorded) {
+  if (args.iteration_timeout) return detail::parse_duration(*args.iteration_timeout, "--iteration-timeout");
+  if (recorded.header.iteration_timeout_ms != 0) return std::chrono::milliseconds(recorded.header.iteration_timeout_ms);
+  if (recorded_a_hang(recorded)) return std::chrono::seconds(10);
+  return {};
+}
 
 std::optional<json> read_record(const temp_file& results) {
   std::istringstream lines(results.read());
@@ -68,13 +97,18 @@ int run_replay(const replay_arguments& args) {
   }
   const std::string& test = recorded.header.test;
   const std::string program = args.program ? *args.program : recorded.header.program;
+  const std::chrono::milliseconds limit = time_limit(args, recorded);
   if (is_pushbutton_test(test)) {
     // A `heddle run` trace: the program starts again with the recorded
     // arguments and its fork server follows the trace in one child.
     if (program.empty()) throw usage_error(fmt::format("trace '{}' does not name its program; pass --program PATH", args.trace));
     std::error_code absolute_ec;
-    return run_under_heddle(program, recorded.header.arguments,
-                            {{"HEDDLE_REPLAY", fs::absolute(path, absolute_ec).string()}, {"HEDDLE_ITERATIONS", "1"}});
+    std::map<std::string, std::string> variables = {{"HEDDLE_REPLAY", fs::absolute(path, absolute_ec).string()},
+                                                    {"HEDDLE_ITERATIONS", "1"}};
+    // Without either, the fork server's own default (10 s).
+    if (args.iteration_timeout || recorded.header.iteration_timeout_ms != 0)
+      variables["HEDDLE_ITERATION_TIMEOUT"] = fmt::format("{}ms", limit.count());
+    return run_under_heddle(program, recorded.header.arguments, variables);
   }
   if (program.empty())
     throw usage_error(fmt::format("trace '{}' does not name the program that recorded it; pass --program PATH",
@@ -102,7 +136,7 @@ int run_replay(const replay_arguments& args) {
       run_process(program,
                   {program, "--gtest_filter=" + test, "--gtest_brief=1", "--heddle_replay=" + absolute,
                    "--heddle_result_file=" + results.path(), "--heddle_out=" + scratch.path()},
-                  {out.fd(), err.fd()});
+                  {out.fd(), err.fd()}, limit.count() > 0 ? limit + startup_allowance : limit);
   const auto binary_stderr = [&] {
     std::string kept;
     std::istringstream lines(err.read());
@@ -112,6 +146,21 @@ int run_replay(const replay_arguments& args) {
   };
   const std::optional<json> record = read_record(results);
 
+  if (status.timed_out) {
+    std::fputs(binary_stderr().c_str(), stderr);
+    const std::string within = fmt::format("the replay of {} was stopped: not finished within {}ms (plus {}ms to start)",
+                                           test, limit.count(), startup_allowance.count());
+    if (recorded_a_hang(recorded)) {
+      fmt::print(stderr, "heddle: bug reproduced: {}: {}; the run reported: {}\n",
+                 to_string(recorded.found->kind), within, first_line(recorded.found->message));
+      return bug_found;
+    }
+    throw usage_error(fmt::format("{}, but the trace recorded {}; pass a longer --iteration-timeout if it is only slow",
+                                  within,
+                                  recorded.found ? fmt::format("{}: {}", to_string(recorded.found->kind),
+                                                               first_line(recorded.found->message))
+                                                 : std::string("no bug")));
+  }
   if (status.signaled() && status.signal != SIGINT && status.signal != SIGTERM && status.signal != SIGKILL) {
     std::fputs(binary_stderr().c_str(), stderr);
     fmt::print(stderr, "heddle: bug reproduced: {} died of {}\n", test, signal_name(status.signal));

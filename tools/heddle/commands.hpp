@@ -59,6 +59,9 @@ int run_run(const run_arguments& args);
 struct replay_arguments {
   std::string trace;  // a trace file, or a compact "heddle:1:..." string
   std::optional<std::string> program;
+  // How long the replay may go without finishing (push-button: without
+  // progress) before it is a hang; default: the trace's --iteration-timeout.
+  std::optional<std::string> iteration_timeout;
 };
 int run_replay(const replay_arguments& args);
 

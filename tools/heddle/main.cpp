@@ -101,13 +101,17 @@ int main(int argc, char** argv) {
   run_command->add_option("--memory", run.memory, "Scheduling points at plain memory accesses: all, shared, none");
   run_command->add_option("--detect-races", run.detect_races,
                           "Report unordered conflicting accesses as data races: true (default) or false");
-  run_command->add_option("command", run.command, "The program and its arguments, after --")->required();
+  // Not required() here: run_run says what is missing and how to give it.
+  run_command->add_option("command", run.command, "The program and its arguments, after --");
 
   replay_arguments replay;
   CLI::App* replay_command = app.add_subcommand("replay", "Replay a bug's trace and check that the bug comes back");
   replay_command->add_option("trace-file", replay.trace, "A trace file (JSON or compact), or a pasted heddle:1:... line")
       ->required();
   replay_command->add_option("--program", replay.program, "The test binary, if not the one the trace names");
+  replay_command->add_option("--iteration-timeout", replay.iteration_timeout,
+                             "A replay that makes no progress for this long is a hang (default: the trace's "
+                             "--iteration-timeout, 10s for a hang trace without one; 0: none)");
 
   report_arguments report;
   CLI::App* report_command =
@@ -144,6 +148,18 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
+  } catch (const CLI::ExtrasError& e) {
+    // CLI11 lists every argument it could not place; the one a user wants to
+    // hear about is the option the command does not have.
+    for (const CLI::App* command : app.get_subcommands())
+      for (const std::string& extra : command->remaining())
+        if (extra.size() > 1 && extra.front() == '-' && extra != "--") {
+          fmt::print(stderr, "heddle: unknown option '{}' for heddle {} (see heddle {} --help)\n", extra.substr(0, extra.find('=')),
+                     command->get_name(), command->get_name());
+          return usage_problem;
+        }
+    fmt::print(stderr, "heddle: {} (see heddle --help)\n", first_line(e.what()));
+    return usage_problem;
   } catch (const CLI::ParseError& e) {
     fmt::print(stderr, "heddle: {} (see heddle --help)\n", first_line(e.what()));
     return usage_problem;

@@ -4,9 +4,11 @@
 #include "process.hpp"
 
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -23,7 +25,7 @@ extern char** environ;
 namespace heddle::cli {
 
 exit_status run_process(const std::string& program, const std::vector<std::string>& args,
-                        redirections to) {
+                        redirections to, std::chrono::milliseconds limit) {
   std::vector<char*> argv;
   argv.reserve(args.size() + 1);
   for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
@@ -62,15 +64,28 @@ exit_status run_process(const std::string& program, const std::vector<std::strin
   }
 
   int status = 0;
-  while (::waitpid(child, &status, 0) < 0) {
-    if (errno != EINTR) {
+  bool timed_out = false;
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  for (;;) {
+    // With a limit, poll: a child that does not end by the deadline is killed.
+    const bool polling = limit.count() > 0 && !timed_out;
+    const pid_t ended = ::waitpid(child, &status, polling ? WNOHANG : 0);
+    if (ended == child) break;
+    if (ended < 0 && errno != EINTR) {
       restore();
       throw std::runtime_error(fmt::format("waitpid failed: {}", std::strerror(errno)));
     }
+    if (ended == 0 && std::chrono::steady_clock::now() >= deadline) {
+      ::kill(child, SIGKILL);
+      timed_out = true;
+    } else if (ended == 0) {
+      const timespec pause{0, 2'000'000};
+      ::nanosleep(&pause, nullptr);
+    }
   }
   restore();
-  if (WIFSIGNALED(status)) return {0, WTERMSIG(status)};
-  return {WEXITSTATUS(status), 0};
+  if (WIFSIGNALED(status)) return {0, WTERMSIG(status), timed_out};
+  return {WEXITSTATUS(status), 0, timed_out};
 }
 
 std::string signal_name(int signal) {

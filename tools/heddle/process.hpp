@@ -8,6 +8,7 @@
 // a heddle::usage_error (exit 2) naming the program and the reason.
 #pragma once
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@ namespace heddle::cli {
 struct exit_status {
   int code = 0;    // the exit status, when the child exited
   int signal = 0;  // the signal that ended the child, 0 when it exited
+  bool timed_out = false;  // run_process killed it (SIGKILL) at its time limit
   bool signaled() const noexcept { return signal != 0; }
 };
 
@@ -24,8 +26,9 @@ struct redirections {
   int err = -1;  // descriptor for the child's stderr; -1 keeps ours
 };
 
+// A positive `limit` kills the child (SIGKILL) when it runs longer.
 exit_status run_process(const std::string& program, const std::vector<std::string>& args,
-                        redirections to = {});
+                        redirections to = {}, std::chrono::milliseconds limit = {});
 
 // "SIGSEGV", "SIGABRT", ... or "signal N".
 std::string signal_name(int signal);

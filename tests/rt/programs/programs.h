@@ -21,6 +21,7 @@ int prog_cond_destroy_waited(void);
 int prog_cleanup_cancel(void);           /* C cleanup handlers under cancellation */
 int prog_exit_with_cleanup(void);
 int prog_cancel_joiner(void);            /* 1 when a cancelled joiner ends PTHREAD_CANCELED */
+int prog_cancel_blocked(int where);      /* see threads.c */
 void prog_main_exits(int* finished);     /* pthread_exit in main; a worker sets *finished */
 int prog_lock_destroyed(void);
 int prog_nonportable_joins(void);        /* 1 when tryjoin/timedjoin results are consistent */           /* locks a destroyed mutex (misuse) */

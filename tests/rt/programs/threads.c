@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <semaphore.h>
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
@@ -330,6 +331,64 @@ int prog_cancel_joiner(void) {
   void* slept = NULL;
   pthread_join(sleeper_thread, &slept); /* the cancelled join left it joinable */
   return joined == PTHREAD_CANCELED && slept == PTHREAD_CANCELED;
+}
+
+/* --- cancellation at the waits and sleeps ---------------------------------------- */
+
+static sem_t never_posted;
+static int blocked_cleaned;
+static int blocked_where;
+
+static void note_cleanup(void* arg) {
+  (void)arg;
+  blocked_cleaned = 1;
+}
+
+/* Blocks where `blocked_where` says, with a cleanup handler pushed, for ever:
+ * a semaphore nobody posts, or an hour's sleep again and again (virtual time
+ * lets a sleep end whenever the strategy likes, so only a loop makes sure the
+ * cancel finds the thread sleeping). */
+static void* block_somewhere(void* arg) {
+  pthread_cleanup_push(note_cleanup, NULL);
+  const struct timespec hour = {3600, 0};
+  for (;;) {
+    struct timespec later;
+    clock_gettime(CLOCK_REALTIME, &later);
+    later.tv_sec += 3600;
+    struct timespec later_monotonic;
+    clock_gettime(CLOCK_MONOTONIC, &later_monotonic);
+    later_monotonic.tv_sec += 3600;
+    switch (blocked_where) {
+      case 0: sem_wait(&never_posted); break;
+      case 1: sem_timedwait(&never_posted, &later); break;
+      case 2: sleep(3600); break;
+      case 3: usleep(999999); break;
+      case 4: nanosleep(&hour, NULL); break;
+      case 5: clock_nanosleep(CLOCK_MONOTONIC, 0, &hour, NULL); break;
+      default: clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &later_monotonic, NULL); break;
+    }
+  }
+  pthread_cleanup_pop(0);
+  return arg;
+}
+
+/* where: 0 sem_wait, 1 sem_timedwait, 2 sleep, 3 usleep, 4 nanosleep,
+ * 5 clock_nanosleep, 6 clock_nanosleep with TIMER_ABSTIME. main cancels the
+ * blocked thread and joins it. Returns 1 when the join saw PTHREAD_CANCELED,
+ * the cleanup handler ran and the semaphore kept its count (0). */
+int prog_cancel_blocked(int where) {
+  blocked_where = where;
+  blocked_cleaned = 0;
+  sem_init(&never_posted, 0, 0);
+  pthread_t t;
+  pthread_create(&t, NULL, block_somewhere, NULL);
+  pthread_cancel(t);
+  void* result = NULL;
+  pthread_join(t, &result);
+  int value = -1;
+  sem_getvalue(&never_posted, &value);
+  sem_destroy(&never_posted);
+  return result == PTHREAD_CANCELED && blocked_cleaned == 1 && value == 0;
 }
 
 /* --- pthread_exit in main --------------------------------------------------------- */
