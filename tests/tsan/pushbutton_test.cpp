@@ -7,6 +7,7 @@
 // 1,000 iterations; the bug's trace must replay it 100 times out of 100. (The
 // fork server's harness runs the same programs as processes.)
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -68,7 +69,8 @@ expectation read_expectation(const std::string& file) {
 
 void check(const program& p) {
   const expectation e = read_expectation(p.file);
-  const std::string out = ::testing::TempDir() + "tsan_pushbutton_" + p.file;
+  // Named after the process too: another build tree may run the same test now.
+  const std::string out = ::testing::TempDir() + "tsan_pushbutton_" + std::to_string(::getpid()) + "_" + p.file;
   std::filesystem::remove_all(out);
 
   heddle::options buggy = e.options;

@@ -213,17 +213,26 @@ TEST(tsan_races, race_found_in_the_first_iteration_even_when_no_assertion_fails)
   EXPECT_EQ(r.bug->kind, heddle::bug_kind::data_race);
 }
 
+namespace {
+
+// 300 random iterations of a producer publishing 42 through a flag and a
+// consumer that waits for the flag and must read 42, in `mode` (the
+// program's own: relaxed, release/acquire, fences...).
+heddle::result publication(void (*publish_in)(int value, int mode), int (*consume_in)(int mode), int mode) {
+  return heddle::explore(quiet({.iterations = 300, .strategy = "random"}), [=] {
+    payload = fenced_payload = 0;
+    ready = fenced_ready = 0;
+    heddle::thread producer([=] { publish_in(42, mode); });
+    heddle::thread consumer([=] { HEDDLE_ASSERT(consume_in(mode) == 42); });
+    producer.join();
+    consumer.join();
+  });
+}
+
+}  // namespace
+
 TEST(tsan_races, relaxed_publication_races_and_release_acquire_does_not) {
-  const auto run = [](int ordered) {
-    return heddle::explore(quiet({.iterations = 300, .strategy = "random"}), [ordered] {
-      payload = 0;
-      ready = 0;
-      heddle::thread producer([ordered] { publish(42, ordered); });
-      heddle::thread consumer([ordered] { HEDDLE_ASSERT(consume(ordered) == 42); });
-      producer.join();
-      consumer.join();
-    });
-  };
+  const auto run = [](int ordered) { return publication(publish, consume, ordered); };
   const auto relaxed = run(0);
   ASSERT_TRUE(relaxed.bug);
   EXPECT_EQ(relaxed.bug->kind, heddle::bug_kind::data_race);
@@ -236,16 +245,7 @@ TEST(tsan_races, relaxed_publication_races_and_release_acquire_does_not) {
 // acquire fence after the relaxed load that reads it (or seq_cst fences on
 // both sides) publish the payload; the same relaxed flag without fences races.
 TEST(tsan_races, fences_order_relaxed_publication_and_no_fences_race) {
-  const auto run = [](int fenced) {
-    return heddle::explore(quiet({.iterations = 300, .strategy = "random"}), [fenced] {
-      fenced_payload = 0;
-      fenced_ready = 0;
-      heddle::thread producer([fenced] { publish_fenced(42, fenced); });
-      heddle::thread consumer([fenced] { HEDDLE_ASSERT(consume_fenced(fenced) == 42); });
-      producer.join();
-      consumer.join();
-    });
-  };
+  const auto run = [](int fenced) { return publication(publish_fenced, consume_fenced, fenced); };
   const auto unfenced = run(0);
   ASSERT_TRUE(unfenced.bug);
   EXPECT_EQ(unfenced.bug->kind, heddle::bug_kind::data_race);
