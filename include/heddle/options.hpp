@@ -11,7 +11,7 @@
 // spurious_cas_failures, stack_size, fair_after, stop_on_first_bug,
 // print_report, out, replay, parallel, iteration_timeout, shard_index,
 // shard_count, check_determinism, progress, record_iterations, memory,
-// detect_races, backend, exit_code_is_bug.
+// detect_races, backend, exit_code_is_bug, minimize.
 #pragma once
 
 #include <chrono>
@@ -100,6 +100,10 @@ struct options {
   std::string backend = "fibers";
   // Push-button runs: a program that exits with a non-zero status has a bug.
   bool exit_code_is_bug = true;
+  // Minimize each bug's trace before saving it (fewest preemptions, then the
+  // shortest prefix; docs/reports.md). Off, the trace is saved as found
+  // (HEDDLE_MINIMIZE, --heddle_minimize, heddle test --no-minimize).
+  bool minimize = true;
 };
 
 }  // namespace heddle

@@ -80,6 +80,7 @@ const option_entry table[] = {
     {"detect_races", [](options& o, std::string_view v, std::string_view w) { o.detect_races = parse_bool(v, w); }},
     {"backend", [](options& o, std::string_view v, std::string_view w) { o.backend = parse_backend(v, w); }},
     {"exit_code_is_bug", [](options& o, std::string_view v, std::string_view w) { o.exit_code_is_bug = parse_bool(v, w); }},
+    {"minimize", [](options& o, std::string_view v, std::string_view w) { o.minimize = parse_bool(v, w); }},
 };
 
 }  // namespace

@@ -53,6 +53,19 @@ case $case_name in
     expect_stderr "bug found in account.concurrent_withdrawals"
     expect_stderr "(alice)"
     expect_stderr "(bob)"
+    expect_stderr "minimized: "
+    ;;
+
+  no_minimize_saves_the_trace_as_found)
+    run "$heddle" test "$buggy" --iterations 10000 --strategy pct:3 --out out --no-minimize
+    expect_exit 1
+    expect_stderr "bug found in account.concurrent_withdrawals"
+    [[ $err != *"minimized: "* ]] || fail "--no-minimize: the report still shows a minimized trace"
+    python3 - out/account.concurrent_withdrawals/bug-1.json <<'PY' || fail "the trace file holds a minimized trace"
+import json, sys
+t = json.load(open(sys.argv[1]))
+assert "original" not in t, sorted(t)
+PY
     ;;
 
   replay_of_the_written_trace_reproduces_the_bug)

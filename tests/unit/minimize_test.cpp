@@ -350,4 +350,27 @@ TEST(minimize, explore_saves_the_minimized_trace_with_the_original_and_an_html_r
   std::filesystem::remove_all(out);
 }
 
+TEST(minimize, off_saves_the_trace_as_found) {
+  const std::string out = testing::TempDir() + "/minimize_off";
+  std::filesystem::remove_all(out);
+  heddle::options o = quiet("random", 10'000);
+  o.out = out;
+  o.minimize = false;
+  const heddle::result r = heddle::explore(o, noisy_lost_update, {.test = "m.off"});
+  ASSERT_TRUE(r.bug);
+  EXPECT_EQ(r.minimized_trace, r.trace);
+  EXPECT_EQ(heddle::load_trace(r.trace_file), r.trace);
+  EXPECT_EQ(heddle::detail::load_timelines(r.trace_file).size(), 1u);
+  EXPECT_EQ(r.report.find("minimized:"), std::string::npos) << r.report;
+
+  // The same from the environment, as `heddle test --no-minimize` passes it on.
+  ::setenv("HEDDLE_MINIMIZE", "0", 1);
+  heddle::options from_env = quiet("random", 10'000);
+  const heddle::result e = heddle::explore(from_env, noisy_lost_update, {.test = "m.off"});
+  ::unsetenv("HEDDLE_MINIMIZE");
+  ASSERT_TRUE(e.bug);
+  EXPECT_EQ(e.minimized_trace, e.trace);
+  std::filesystem::remove_all(out);
+}
+
 }  // namespace

@@ -108,6 +108,7 @@ std::vector<std::string> binary_arguments(const test_arguments& a, const std::ve
   if (a.check_determinism) argv.push_back("--heddle_check_determinism=1");
   if (a.record_iterations) argv.push_back("--heddle_record_iterations=1");
   if (a.no_progress) argv.push_back("--heddle_progress=0");
+  if (a.no_minimize) argv.push_back("--heddle_minimize=0");
   return argv;
 }
 

@@ -34,6 +34,7 @@ struct test_arguments {
   bool check_determinism = false;  // run each iteration three times, compare
   bool record_iterations = false;  // per-iteration index and schedule hash in the JSON
   bool no_progress = false;
+  bool no_minimize = false;  // save bugs' traces as found
   std::string format = "text";
   std::optional<std::string> json_out;  // also write the JSON summary here
 };

@@ -81,6 +81,8 @@ int main(int argc, char** argv) {
   test_command->add_flag("--record-iterations", test.record_iterations,
                          "Put every iteration's index and schedule hash in the JSON summary");
   test_command->add_flag("--no-progress", test.no_progress, "No progress line, even on a terminal");
+  test_command->add_flag("--no-minimize", test.no_minimize,
+                         "Save each bug's trace as found, without minimizing it (for slow test bodies)");
 
   run_arguments run;
   CLI::App* run_command =
