@@ -127,12 +127,24 @@ inline bool in_control() noexcept { return detail::control.engine != nullptr; }
 // The running operation (0 outside control).
 inline operation_id current_operation() noexcept { return detail::control.running; }
 
+namespace detail {
+// The engine's side of a scheduling point (engine.cpp): the running operation
+// of the engine on this thread announces `kind` on `object` (0: none).
+void point(point_kind kind, object_id object, std::source_location loc);
+}  // namespace detail
+
 // A scheduling point: the running operation announces what it is about to do;
 // the strategy may let another operation run first. Returns when the running
-// operation is chosen again.
-void scheduling_point(point_kind kind, const resource& object,
-                      std::source_location loc = std::source_location::current());
-void scheduling_point(point_kind kind, std::source_location loc = std::source_location::current());
+// operation is chosen again. Inline, so that a model's point is one call into
+// the engine: every frame between a model and the fiber switch is returned
+// through after each switch, where the return predictor has nothing to go on.
+inline void scheduling_point(point_kind kind, const resource& object,
+                             std::source_location loc = std::source_location::current()) {
+  if (detail::control.running != 0) detail::point(kind, object.id(), loc);
+}
+inline void scheduling_point(point_kind kind, std::source_location loc = std::source_location::current()) {
+  if (detail::control.running != 0) detail::point(kind, 0, loc);
+}
 
 // Blocks the running operation until `r` is signalled (or, with a deadline, until
 // the strategy lets the deadline pass). Models re-check their own condition after
@@ -222,21 +234,21 @@ struct hb_listener {
 inline hb_listener* hb = nullptr;
 }  // namespace detail
 inline void hb_acquire(const resource& r) {
-  if (detail::hb != nullptr && detail::control.running != 0) detail::hb->acquire(r.id(), false);
+  if (detail::hb != nullptr && detail::control.running != 0) [[unlikely]] detail::hb->acquire(r.id(), false);
 }
 inline void hb_release(const resource& r) {
-  if (detail::hb != nullptr && detail::control.running != 0) detail::hb->release(r.id(), false);
+  if (detail::hb != nullptr && detail::control.running != 0) [[unlikely]] detail::hb->release(r.id(), false);
 }
 inline void hb_acquire_shared(const resource& r) {
-  if (detail::hb != nullptr && detail::control.running != 0) detail::hb->acquire(r.id(), true);
+  if (detail::hb != nullptr && detail::control.running != 0) [[unlikely]] detail::hb->acquire(r.id(), true);
 }
 inline void hb_release_shared(const resource& r) {
-  if (detail::hb != nullptr && detail::control.running != 0) detail::hb->release(r.id(), true);
+  if (detail::hb != nullptr && detail::control.running != 0) [[unlikely]] detail::hb->release(r.id(), true);
 }
 // The running operation saw operation `op` finish (heddle::join does this
 // itself; a model that waits for completion otherwise calls it).
 inline void hb_joined(operation_id op) {
-  if (detail::hb != nullptr && detail::control.running != 0) detail::hb->joined(op);
+  if (detail::hb != nullptr && detail::control.running != 0) [[unlikely]] detail::hb->joined(op);
 }
 
 // True while the engine unwinds an iteration: models must skip misuse checks

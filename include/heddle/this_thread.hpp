@@ -12,7 +12,10 @@
 namespace heddle::this_thread {
 
 // A scheduling point: another operation may run (std::this_thread::yield outside).
-void yield(std::source_location loc = std::source_location::current());
+inline void yield(std::source_location loc = std::source_location::current()) {
+  if (in_control()) scheduling_point(point_kind::yield, loc);
+  else std::this_thread::yield();
+}
 
 template <class Rep, class Period>
 void sleep_for(const std::chrono::duration<Rep, Period>& d,

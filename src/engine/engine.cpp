@@ -6,6 +6,8 @@
 // step vectors are cleared, not freed.
 #include "engine/engine.hpp"
 
+#include "backends/fiber_backend.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <exception>
@@ -69,7 +71,8 @@ std::string demangle(const char* name) {
 }
 }  // namespace
 
-engine::engine(backend& b, engine_config config) : backend_(b), config_(config) {
+engine::engine(backend& b, engine_config config)
+    : backend_(b), fibers_(dynamic_cast<fiber_backend*>(&b)), config_(config) {
   static std::once_flag installed;
   std::call_once(installed, [] { previous_terminate = std::set_terminate(&on_terminate); });
 }
@@ -84,7 +87,7 @@ void engine::abandon_running() {
   ops_[me].abandoned = true;
   ops_[me].abort_in_flight = false;
   running_ = 0;
-  backend_.switch_to(me, 0);
+  switch_to(me, 0);
   std::abort();  // never resumed
 }
 
@@ -102,7 +105,7 @@ const iteration_outcome& engine::run(strategy& s, const std::function<void()>& b
 
   if (const operation_id first = decide(); first != 0) {
     running_ = first;
-    backend_.switch_to(0, first);
+    switch_to(0, first);
   }
   // Back on the scheduler: the iteration is over.
   running_ = 0;
@@ -258,34 +261,27 @@ void engine::join(operation_id target, const std::source_location& where) {
 
 // --- scheduling --------------------------------------------------------------
 
-void engine::point(point_kind kind, object_id object, const std::source_location& where, std::uintptr_t pc) {
-  if (running_ == 0) return;
-  if (unwinding_) {
-    if (std::uncaught_exceptions() == 0 && may_throw_at(kind)) throw_abort();
-    return;  // a destructor running during unwinding: no more decisions
-  }
-  operation& op = ops_[running_];
-  op.point = kind;
-  op.object = object;
-  op.where = where;
-  op.pc = pc;
-  refresh_enabled(op);
-  reschedule();
+inline void engine::switch_to(operation_id from, operation_id to) {
+  if (fibers_ != nullptr) [[likely]] fibers_->switch_now(from, to);
+  else backend_.switch_to(from, to);
 }
 
-void engine::reschedule() {
+inline void engine::reschedule() {
   const operation_id me = running_;
   const operation_id next = decide();
   if (next != me) {
     running_ = next;
-    backend_.switch_to(me, next);  // next == 0: to the scheduler, which unwinds us
+    switch_to(me, next);  // next == 0: to the scheduler, which unwinds us
   }
   after_resume();
 }
 
-void engine::after_resume() {
-  const operation& op = ops_[running_];
-  if (op.unwind_requested && std::uncaught_exceptions() == 0 && may_throw_at(op.point)) throw_abort();
+inline void engine::after_resume() {
+  if (ops_[running_].unwind_requested) [[unlikely]] unwind_after_resume();
+}
+
+void engine::unwind_after_resume() {
+  if (std::uncaught_exceptions() == 0 && may_throw_at(ops_[running_].point)) throw_abort();
 }
 
 // The enabled set is kept up to date as operations change state, not rebuilt
@@ -310,7 +306,7 @@ void engine::unlist_enabled(operation_id id) {
     }
 }
 
-void engine::refresh_enabled(const operation& op) {
+inline void engine::refresh_enabled(const operation& op) {
   for (pending_operation& p : enabled_)
     if (p.id == op.id) {
       p.point = op.point;
@@ -325,41 +321,17 @@ pending_operation engine::pending_of(const operation& op) {
           op.status == op_status::blocked && op.deadline.has_value()};
 }
 
-operation_id engine::decide() {
-  if (ending_) return 0;
-  if (enabled_.empty()) {
-    detect_deadlock();
-    return 0;
-  }
+inline operation_id engine::decide() {
   const std::uint64_t step = outcome_.steps.size();
-  if (step >= config_.max_steps) {
-    outcome_.hit_max_steps = true;
-    if (config_.fail_on_max_steps) {
-      const operation& op = ops_[running_ != 0 ? running_ : enabled_[0].id];
-      report(bug_kind::livelock,
-             fmt::format("the iteration reached {} steps with {} operation(s) still enabled "
-                         "and none finishing (--max-steps, --fail-on-max-steps)",
-                         config_.max_steps, enabled_.size()),
-             op.where, false);
-    }
-    ending_ = true;
-    return 0;
-  }
-  outcome_.max_enabled = std::max<std::uint64_t>(outcome_.max_enabled, enabled_.size());
+  if (ending_ || enabled_.empty() || step >= config_.max_steps) [[unlikely]] return decide_end();
+  if (enabled_.size() > outcome_.max_enabled) outcome_.max_enabled = enabled_.size();
   const decision_context ctx{enabled_, running_, step, op_count_ - 1, user_state_hash_, current_finished()};
   const std::size_t pick = strategy_->next_operation(ctx);
-  if (pick >= enabled_.size()) {
-    outcome_.stopped = pick != strategy::stop
-                           ? fmt::format("the strategy chose index {} of {} enabled operations at step {}", pick,
-                                         enabled_.size(), step)
-                           : strategy_->stop_reason();
-    ending_ = true;
-    return 0;
-  }
+  if (pick >= enabled_.size()) [[unlikely]] return stopped_by_strategy(pick, step);
   const operation_id chosen = enabled_[pick].id;
   operation& op = ops_[chosen];
   record_step(step_kind::schedule, op.point, op.object, chosen, chosen, op.where, op.pc);
-  if (op.status == op_status::blocked) {
+  if (op.status == op_status::blocked) [[unlikely]] {
     // Chosen while blocked with a deadline: the deadline passes.
     now_ = std::max(now_, *op.deadline);
     wake(op, 0, wake_reason::timeout);
@@ -367,11 +339,39 @@ operation_id engine::decide() {
   return chosen;
 }
 
+operation_id engine::decide_end() {
+  if (ending_) return 0;
+  if (enabled_.empty()) {
+    detect_deadlock();
+    return 0;
+  }
+  outcome_.hit_max_steps = true;
+  if (config_.fail_on_max_steps) {
+    const operation& op = ops_[running_ != 0 ? running_ : enabled_[0].id];
+    report(bug_kind::livelock,
+           fmt::format("the iteration reached {} steps with {} operation(s) still enabled "
+                       "and none finishing (--max-steps, --fail-on-max-steps)",
+                       config_.max_steps, enabled_.size()),
+           op.where, false);
+  }
+  ending_ = true;
+  return 0;
+}
+
+operation_id engine::stopped_by_strategy(std::size_t pick, std::uint64_t step) {
+  outcome_.stopped = pick != strategy::stop
+                         ? fmt::format("the strategy chose index {} of {} enabled operations at step {}", pick,
+                                       enabled_.size(), step)
+                         : strategy_->stop_reason();
+  ending_ = true;
+  return 0;
+}
+
 // Field by field into the vector's own storage: a step_record built as a
 // temporary is written in pieces and then copied as two 16-byte words, which
 // stalls on store forwarding at every decision.
-void engine::record_step(step_kind kind, point_kind point, object_id object, std::uint64_t value,
-                         operation_id by, const std::source_location& where, std::uintptr_t pc) {
+inline void engine::record_step(step_kind kind, point_kind point, object_id object, std::uint64_t value,
+                                operation_id by, const std::source_location& where, std::uintptr_t pc) {
   step_record& r = outcome_.steps.emplace_back();
   r.step.kind = kind;
   r.step.point = point;
@@ -380,6 +380,32 @@ void engine::record_step(step_kind kind, point_kind point, object_id object, std
   r.operation = by;
   r.where = where;
   r.pc = pc;
+}
+
+void engine::point(point_kind kind, object_id object, const std::source_location& where, std::uintptr_t pc) {
+  at_point(kind, object, where, pc);
+}
+
+// The models' entry (heddle/model.hpp's inline scheduling_point): the whole
+// decision path compiled in, so the model's frame is the only one above it.
+[[gnu::flatten]] void point(point_kind kind, object_id object, std::source_location loc) {
+  engine::current()->at_point(kind, object, loc, 0);
+}
+
+inline void engine::at_point(point_kind kind, object_id object, const std::source_location& where,
+                             std::uintptr_t pc) {
+  if (running_ == 0) [[unlikely]] return;
+  if (unwinding_) [[unlikely]] {
+    if (std::uncaught_exceptions() == 0 && may_throw_at(kind)) throw_abort();
+    return;  // a destructor running during unwinding: no more decisions
+  }
+  operation& op = ops_[running_];
+  op.point = kind;
+  op.object = object;
+  op.where = where;
+  op.pc = pc;
+  refresh_enabled(op);
+  reschedule();
 }
 
 void engine::detect_deadlock() {
@@ -468,8 +494,7 @@ void engine::wake(operation& op, object_id by, wake_reason reason) {
   list_enabled(op);
 }
 
-void engine::signal(object_id object) {
-  if (objects_[object].waiters.empty()) return;  // the common, uncontended case
+void engine::signal_waiters(object_id object) {
   // Waking edits waiter lists, including this one: work on a copy.
   woken_scratch_.assign(objects_[object].waiters.begin(), objects_[object].waiters.end());
   for (operation_id w : woken_scratch_) {
@@ -569,7 +594,7 @@ void engine::unwind_all() {
     if (op.status == op_status::blocked) wake(op, 0, wake_reason::signaled);
     op.unwind_requested = true;
     running_ = id;
-    backend_.switch_to(0, id);  // returns when it has finished or was abandoned
+    switch_to(0, id);  // returns when it has finished or was abandoned
     running_ = 0;
   }
   for (operation_id id = 1; id < op_count_; ++id)

@@ -31,6 +31,8 @@ namespace heddle::detail {
 // from std::exception, so `catch (const std::exception&)` in user code lets it pass.
 struct iteration_abort {};
 
+class fiber_backend;
+
 struct engine_config {
   std::uint64_t max_steps = 20000;
   bool fail_on_max_steps = false;
@@ -121,12 +123,15 @@ class engine {
   object_id register_object(object_kind kind);
   object_state& object(object_id id) { return objects_[id]; }
 
-  void point(point_kind kind, object_id object, const std::source_location& where, std::uintptr_t pc = 0);
-  wake_reason wait(std::span<const object_id> objects, wait_mode mode,
+  [[gnu::flatten]] void point(point_kind kind, object_id object, const std::source_location& where,
+                              std::uintptr_t pc = 0);
+  [[gnu::flatten]] wake_reason wait(std::span<const object_id> objects, wait_mode mode,
                    std::optional<virtual_time> deadline, point_kind kind,
                    const std::source_location& where);
   object_id woken_by() const { return ops_[running_].woken_by; }
-  void signal(object_id object);
+  void signal(object_id object) {
+    if (!objects_[object].waiters.empty()) signal_waiters(object);  // else the common, uncontended case
+  }
   bool signal_one(object_id object);
 
   operation_id spawn(std::function<void()> body, std::string name, relation rel, operation_id of);
@@ -176,31 +181,46 @@ class engine {
   std::string describe_operation(operation_id id) const;
 
  private:
+  friend void point(point_kind kind, object_id object, std::source_location loc);  // heddle/model.hpp
   static std::size_t operation_entry(void* self, std::size_t slot);
   std::size_t finish_running();
 
+  // The decision path (point -> reschedule -> decide -> strategy -> switch) is
+  // compiled into each of its few callers in engine.cpp, with the rare cases
+  // out of line: each frame on it is a return after every fiber switch.
+  //
   // Takes the next decision and switches to the chosen operation; returns when
   // the running operation is resumed. Ends the iteration when needed.
-  void reschedule();
+  [[gnu::always_inline]] inline void reschedule();
   // Chooses the next operation, or 0 when the iteration must end.
-  operation_id decide();
-  void record_step(step_kind kind, point_kind point, object_id object, std::uint64_t value, operation_id by,
-                   const std::source_location& where,
-                   std::uintptr_t pc = 0);
+  [[gnu::always_inline]] inline operation_id decide();
+  // decide()'s rare outcomes: the iteration ends (ending_, nothing enabled,
+  // max_steps) or the strategy stops it.
+  [[gnu::noinline]] operation_id decide_end();
+  [[gnu::noinline]] operation_id stopped_by_strategy(std::size_t pick, std::uint64_t step);
+  [[gnu::always_inline]] inline void switch_to(operation_id from, operation_id to);
+  [[gnu::always_inline]] inline void at_point(point_kind kind, object_id object, const std::source_location& where,
+                                              std::uintptr_t pc);
+  void signal_waiters(object_id object);
+  [[gnu::always_inline]] inline void record_step(step_kind kind, point_kind point, object_id object,
+                                                 std::uint64_t value, operation_id by,
+                                                 const std::source_location& where, std::uintptr_t pc = 0);
   void list_enabled(const operation& op);
   void unlist_enabled(operation_id id);
-  void refresh_enabled(const operation& op);
+  [[gnu::always_inline]] inline void refresh_enabled(const operation& op);
   static pending_operation pending_of(const operation& op);
   void detect_deadlock();
   void wake(operation& op, object_id by, wake_reason reason);
   void unlink_waiter(operation& op);
-  void after_resume();
+  [[gnu::always_inline]] inline void after_resume();
+  [[gnu::noinline]] void unwind_after_resume();
   [[noreturn]] void throw_abort();
   void end_iteration_from_running();
   void unwind_all();
   void reset();
 
   backend& backend_;
+  fiber_backend* const fibers_;  // backend_ when it is the fiber backend, switched to without a virtual call
   engine_config config_;
   strategy* strategy_ = nullptr;
   const std::function<void()>* root_body_ = nullptr;

@@ -43,14 +43,6 @@ operation_id resource::owner() const {
   return e != nullptr && !stale() ? e->object(id_).owner : 0;
 }
 
-void scheduling_point(point_kind kind, const resource& object, std::source_location loc) {
-  if (engine* e = controlling()) e->point(kind, object.id(), loc);
-}
-
-void scheduling_point(point_kind kind, std::source_location loc) {
-  if (engine* e = controlling()) e->point(kind, 0, loc);
-}
-
 wake_reason wait(const resource& r, std::source_location loc) {
   engine* e = controlling();
   if (e == nullptr) return wake_reason::signaled;

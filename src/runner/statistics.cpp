@@ -1,6 +1,7 @@
 #include "runner/statistics.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <limits>
 
 namespace heddle {
@@ -48,8 +49,13 @@ void unite(std::vector<std::uint64_t>& a, const std::vector<std::uint64_t>& b, s
 }  // namespace
 
 constexpr std::uint64_t hash_start = 0x68656464'6c65ull;
-std::uint64_t mix_step(std::uint64_t h, const trace_step& s) {
-  return mix(h, static_cast<std::uint64_t>(s.kind) << 56 ^ s.value);
+// One rotate, xor and multiply per step, and the full mix once at the end: the
+// steps form one chain of dependent operations, so the per-step latency is
+// paid at every decision of every iteration (a full mix per step was about 26
+// instructions and 15 cycles per decision, docs/performance.md). The rotation
+// carries the high bits (the step kind) down into the low ones.
+inline std::uint64_t mix_step(std::uint64_t h, const trace_step& s) {
+  return (std::rotl(h, 23) ^ (static_cast<std::uint64_t>(s.kind) << 56 ^ s.value)) * 0x9e3779b97f4a7c15ull;
 }
 
 std::uint64_t schedule_hash(const iteration_outcome& outcome) {
