@@ -295,13 +295,19 @@ void engine::list_enabled(const operation& op) {
     refresh_enabled(op);
     return;
   }
-  enabled_.insert(enabled_.begin() + static_cast<std::ptrdiff_t>(at), pending_of(op));
+  // By hand rather than vector::insert and erase: the set holds a few entries,
+  // and those call memmove for them at every block and wake-up.
+  enabled_.emplace_back();
+  for (std::size_t i = enabled_.size() - 1; i > at; --i) enabled_[i] = enabled_[i - 1];
+  enabled_[at] = pending_of(op);
 }
 
 void engine::unlist_enabled(operation_id id) {
-  for (auto it = enabled_.begin(); it != enabled_.end(); ++it)
-    if (it->id == id) {
-      enabled_.erase(it);
+  const std::size_t n = enabled_.size();
+  for (std::size_t i = 0; i < n; ++i)
+    if (enabled_[i].id == id) {
+      for (std::size_t j = i + 1; j < n; ++j) enabled_[j - 1] = enabled_[j];
+      enabled_.pop_back();
       return;
     }
 }

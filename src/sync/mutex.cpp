@@ -106,18 +106,20 @@ bool exclusive_state::held_by_caller() const noexcept {
 }  // namespace detail
 
 // Each class: the std primitive outside control, the shared state inside.
+// Flattened: acquire and release (and the release point) are compiled into
+// lock and unlock, one frame fewer between a lock and the engine's switch.
 #define HEDDLE_EXCLUSIVE_MUTEX(cls, recursive)                                                       \
   bool detail::held_by_caller(const cls& m) noexcept { return m.state_.held_by_caller(); }           \
   cls::~cls() { state_.check_unlocked("heddle::" #cls); }                                            \
-  void cls::lock(std::source_location loc) {                                                         \
+  [[gnu::flatten]] void cls::lock(std::source_location loc) {                                        \
     if (!in_control()) return real_.lock();                                                          \
     state_.acquire("heddle::" #cls, recursive, true, std::nullopt, loc);                             \
   }                                                                                                  \
-  bool cls::try_lock(std::source_location loc) {                                                     \
+  [[gnu::flatten]] bool cls::try_lock(std::source_location loc) {                                    \
     if (!in_control()) return real_.try_lock();                                                      \
     return state_.acquire("heddle::" #cls, recursive, false, std::nullopt, loc);                     \
   }                                                                                                  \
-  void cls::unlock(std::source_location loc) {                                                       \
+  [[gnu::flatten]] void cls::unlock(std::source_location loc) {                                      \
     if (!in_control()) return real_.unlock();                                                        \
     state_.release("heddle::" #cls, loc);                                                            \
   }
