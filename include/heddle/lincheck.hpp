@@ -32,9 +32,17 @@
 #include <gtest/gtest.h>
 
 #include "heddle/lincheck/spec.hpp"
+#include "heddle/test.hpp"
 
 // A GoogleTest test whose body returns a lincheck declaration.
-#define HEDDLE_LINCHECK_TEST(suite, name)                                               \
-  static ::heddle::lincheck::declaration heddle_lincheck_##suite##_##name();              \
-  TEST(suite, name) { ::heddle::lincheck::detail::expect_pass(heddle_lincheck_##suite##_##name()); } \
+// Listed by `heddle list` with the HEDDLE_TESTs (link heddle::main), and run
+// by `heddle test` with its --seed, --iterations (runs per scenario),
+// --scenarios, --strategy, --max-steps, --memory, --detect-races.
+#define HEDDLE_LINCHECK_TEST(suite, name)                                                            \
+  static ::heddle::lincheck::declaration heddle_lincheck_##suite##_##name();                           \
+  [[maybe_unused]] static const bool heddle_lincheck_listed_##suite##_##name =                        \
+      ::heddle::detail::register_listed_test(#suite, #name, __FILE__, __LINE__);                       \
+  TEST(suite, name) {                                                                                  \
+    ::heddle::lincheck::detail::run_test(#suite, #name, __FILE__, __LINE__, heddle_lincheck_##suite##_##name()); \
+  }                                                                                                    \
   static ::heddle::lincheck::declaration heddle_lincheck_##suite##_##name()

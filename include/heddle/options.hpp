@@ -11,7 +11,7 @@
 // spurious_cas_failures, stack_size, fair_after, stop_on_first_bug,
 // print_report, out, replay, parallel, iteration_timeout, shard_index,
 // shard_count, check_determinism, progress, record_iterations, memory,
-// detect_races, backend, exit_code_is_bug, minimize.
+// detect_races, backend, exit_code_is_bug, minimize, scenarios.
 #pragma once
 
 #include <chrono>
@@ -104,6 +104,10 @@ struct options {
   // shortest prefix; docs/reports.md). Off, the trace is saved as found
   // (HEDDLE_MINIMIZE, --heddle_minimize, heddle test --no-minimize).
   bool minimize = true;
+  // Lincheck tests (HEDDLE_LINCHECK_TEST) only: scenarios to generate, when
+  // HEDDLE_SCENARIOS or --heddle_scenarios gives it (heddle test --scenarios);
+  // otherwise the test's own. explore() does not read it.
+  std::uint64_t scenarios = 100;
 };
 
 }  // namespace heddle

@@ -31,6 +31,9 @@ struct registered_test {
   void (*body)();
 };
 bool register_test(const registered_test& test);
+// A test that runs itself (HEDDLE_LINCHECK_TEST) but is listed by
+// --heddle_list with the HEDDLE_TESTs.
+bool register_listed_test(const char* suite, const char* name, const char* file, int line);
 void run_registered_test(const char* suite, const char* name);
 }  // namespace detail
 

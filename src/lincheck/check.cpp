@@ -1,6 +1,6 @@
 // check(): validates a declaration, generates scenarios from the seed, runs
 // each under the controlled scheduler, and on the first failure minimizes it
-// and builds the report. Also the GoogleTest glue of HEDDLE_LINCHECK_TEST.
+// and builds the report, under a crash guard (crash_guard.hpp).
 #include <chrono>
 #include <cstdio>
 #include <set>
@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "heddle/explore.hpp"
+#include "lincheck/crash_guard.hpp"
 #include "lincheck/scenario.hpp"
 #include "strategies/rng.hpp"
 
@@ -83,14 +84,19 @@ void run_scenario(detail::executor& exec, const declaration& d, scenario sc, std
 
 }  // namespace
 
-result check(const declaration& d) {
+result check(const declaration& d) { return detail::check_as(d, {}, {}); }
+
+result detail::check_as(const declaration& d, const std::string& test, const std::string& result_file) {
   validate(d);
   const auto started = std::chrono::steady_clock::now();
   detail::executor exec(d.erased, d.opts);
+  detail::crash_guard guard(exec, d.opts, test, result_file);
   result res;
   for (std::size_t s = 0; s < d.opts.scenarios && !res.failure; ++s) {
     random_source r(heddle::detail::iteration_seed(d.opts.seed, s));
-    run_scenario(exec, d, detail::generate_scenario(d.erased, d.opts, r), s, res, true);
+    scenario sc = detail::generate_scenario(d.erased, d.opts, r);
+    guard.enter_scenario(s, sc);
+    run_scenario(exec, d, std::move(sc), s, res, true);
   }
   res.elapsed = std::chrono::steady_clock::now() - started;
   return res;
@@ -100,6 +106,8 @@ result detail::check_scenario(const declaration& d, const scenario& sc) {
   validate(d, true);
   const auto started = std::chrono::steady_clock::now();
   detail::executor exec(d.erased, d.opts);
+  detail::crash_guard guard(exec, d.opts, {}, {});
+  guard.enter_scenario(0, sc);
   result res;
   run_scenario(exec, d, sc, 0, res, false);
   res.elapsed = std::chrono::steady_clock::now() - started;
@@ -115,18 +123,4 @@ verdict check_history(const declaration& d, const history& h, consistency condit
 
 scenario generate(const declaration& d, random_source& r) { return detail::generate_scenario(d.erased, d.opts, r); }
 
-namespace detail {
-
-void expect_pass(const declaration& d) {
-  try {
-    declaration quiet = d;
-    quiet.opts.print_report = false;  // GoogleTest prints it with the failure
-    const result r = check(quiet);
-    if (r.failure) ADD_FAILURE() << r.failure->report;
-  } catch (const declaration_error& e) {
-    ADD_FAILURE() << e.what();
-  }
-}
-
-}  // namespace detail
 }  // namespace heddle::lincheck

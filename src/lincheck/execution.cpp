@@ -176,6 +176,7 @@ void executor::body(const scenario& sc) {
 }
 
 const run_record& executor::run(const scenario& sc, strategy& chooser) {
+  ++runs_started_;
   record_.calls.clear();
   record_.events.clear();
   record_.schedule.clear();

@@ -77,6 +77,8 @@ class executor {
 
   std::optional<judgement> judge(const run_record& r) const;
   const run_record& last_run() const { return record_; }
+  // Runs begun so far, all scenarios together (read by the crash guard).
+  std::uint64_t runs_started() const noexcept { return runs_started_; }
   const operation_names& names() const { return names_; }
 
   // Read by the strategies wrapped around a run.
@@ -96,6 +98,7 @@ class executor {
   heddle::detail::engine engine_;
   run_record record_;
   std::uint64_t clock_ = 0;
+  std::uint64_t runs_started_ = 0;
   std::vector<std::size_t> thread_of_;  // index = operation id
   std::vector<std::size_t> position_;   // index = thread
   std::vector<bool> in_call_;           // index = thread

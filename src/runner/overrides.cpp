@@ -81,6 +81,10 @@ const option_entry table[] = {
     {"backend", [](options& o, std::string_view v, std::string_view w) { o.backend = parse_backend(v, w); }},
     {"exit_code_is_bug", [](options& o, std::string_view v, std::string_view w) { o.exit_code_is_bug = parse_bool(v, w); }},
     {"minimize", [](options& o, std::string_view v, std::string_view w) { o.minimize = parse_bool(v, w); }},
+    {"scenarios", [](options& o, std::string_view v, std::string_view w) {
+       o.scenarios = parse_unsigned(v, w);
+       if (o.scenarios == 0) throw usage_error(fmt::format("bad value '{}' for {}: must be at least 1", v, w));
+     }},
 };
 
 }  // namespace
@@ -118,6 +122,18 @@ std::chrono::milliseconds parse_duration(std::string_view text, std::string_view
   return std::chrono::milliseconds(value * scale);
 }
 
+namespace {
+std::string variable_of(std::string_view name) {
+  std::string variable = "HEDDLE_";
+  for (char c : name) variable += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return variable;
+}
+}  // namespace
+
+bool option_given(std::string_view name) {
+  return flag_overrides().contains(std::string(name)) || std::getenv(variable_of(name).c_str()) != nullptr;
+}
+
 bool is_option_name(std::string_view name) {
   for (const option_entry& e : table)
     if (e.name == name) return true;
@@ -146,8 +162,7 @@ bool backend_requested(const options& given) {
 
 options with_overrides(options o) {
   for (const option_entry& e : table) {
-    std::string variable = "HEDDLE_";
-    for (char c : e.name) variable += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    const std::string variable = variable_of(e.name);
     if (const char* v = std::getenv(variable.c_str()); v != nullptr) e.set(o, v, variable);
   }
   for (const auto& [name, value] : flag_overrides()) set_option(o, name, value, "--heddle_" + name);

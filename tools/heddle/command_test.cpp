@@ -56,6 +56,7 @@ void validate(const test_arguments& a) {
   check(a.memory, "memory", "--memory");
   check(a.detect_races, "detect_races", "--detect-races");
   check(a.backend, "backend", "--backend");
+  check(a.scenarios, "scenarios", "--scenarios");
   if (a.strategy) (void)detail::make_strategy(*a.strategy, {.fair_after = checked.fair_after});
 }
 
@@ -103,6 +104,7 @@ std::vector<std::string> binary_arguments(const test_arguments& a, const std::ve
   pass(a.memory, "memory");
   pass(a.detect_races, "detect_races");
   pass(a.backend, "backend");
+  pass(a.scenarios, "scenarios");
   if (a.fail_on_max_steps) argv.push_back("--heddle_fail_on_max_steps=1");
   if (a.explore) argv.push_back("--heddle_stop_on_first_bug=0");
   if (a.check_determinism) argv.push_back("--heddle_check_determinism=1");

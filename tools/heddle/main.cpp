@@ -65,6 +65,9 @@ int main(int argc, char** argv) {
   test_command->add_option("--detect-races", test.detect_races,
                            "Report data races in instrumented code: true (default) or false");
   test_command->add_option("--backend", test.backend, "How operations run: fibers (default) or threads (OS threads)");
+  test_command->add_option("--scenarios", test.scenarios,
+                           "Lincheck tests: scenarios to generate (default: the test's own); --iterations is then "
+                           "the runs per scenario");
   test_command->add_option("--out", test.out, "Directory for bug traces (default: $HEDDLE_OUT or heddle-out)");
   test_command->add_option("--format", test.format, "Summary format: text, or json on stdout")
       ->check(CLI::IsMember({"text", "json"}));

@@ -29,6 +29,19 @@ std::string stats_text(const json& record) {
 
 // The statistics line under a test's verdict.
 std::string details_text(const json& record) {
+  if (const auto l = record.find("lincheck"); l != record.end()) {
+    // A lincheck test: scenarios of runs, not iterations of one body.
+    if (!l->contains("runs")) return {};
+    const std::uint64_t runs = l->value("runs", std::uint64_t{0});
+    const std::uint64_t steps = l->value("steps", std::uint64_t{0});
+    return fmt::format("lincheck: {} scenario{}, {} run{} ({} per scenario at most, {}, seed {:#x}), {:.1f} decisions "
+                       "per run, {} at atomic operations",
+                       l->value("scenarios", 0u), l->value("scenarios", 0u) == 1 ? "" : "s", runs,
+                       runs == 1 ? "" : "s", l->value("runs_per_scenario", std::uint64_t{0}),
+                       l->value("strategy", ""), l->value("seed", std::uint64_t{0}),
+                       runs > 0 ? static_cast<double>(steps) / static_cast<double>(runs) : 0.0,
+                       l->value("atomic_steps", std::uint64_t{0}));
+  }
   const json s = record.value("stats", json::object());
   if (s.value("iterations", std::uint64_t{0}) == 0) return {};
   std::string text = fmt::format("steps per iteration {}/{:.1f}/{} (min/mean/max), up to {} enabled at once, {} "
@@ -135,6 +148,9 @@ void print_text_summary(const std::vector<test_outcome>& tests, const std::strin
       if (!t.trace_file.empty()) {
         fmt::print("      trace:  {}\n", t.trace_file);
         fmt::print("      replay: {}\n", replay_command(t.trace_file));
+      } else if (t.record.is_object() && t.record.contains("lincheck")) {
+        fmt::print("      lincheck writes no trace: its report above has the scenario, the interleaving and how to run "
+                   "it again\n");
       } else {
         fmt::print("      no trace was saved (pass --out DIR to keep it)\n");
       }

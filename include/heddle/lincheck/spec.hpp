@@ -586,9 +586,13 @@ call_record spec<Object, Model>::record(const std::string& op_name, std::size_t 
 }
 
 namespace detail {
-// What HEDDLE_LINCHECK_TEST runs: check(), and a GoogleTest failure with the
-// report (or the declaration error) when it fails.
-void expect_pass(const declaration& d);
+// What HEDDLE_LINCHECK_TEST runs (registered.cpp): check() with the options
+// the HEDDLE_* variables and --heddle_* flags override, a GoogleTest failure
+// with the report (or the declaration error) when it fails, and the test's
+// record for `heddle test`.
+void run_test(const char* suite, const char* name, const char* file, int line, const declaration& d);
+// check(), naming the test and the result file in a crash's message and record.
+result check_as(const declaration& d, const std::string& test, const std::string& result_file);
 // Runs one given scenario as check() runs a generated one (the RapidCheck
 // front end, which shrinks on its own, turns minimization off).
 result check_scenario(const declaration& d, const scenario& sc);

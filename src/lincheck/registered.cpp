@@ -1,0 +1,97 @@
+// HEDDLE_LINCHECK_TEST's glue: the options from outside (HEDDLE_* variables,
+// --heddle_* flags, as `heddle test` passes them), the run under check_as()
+// with its crash guard, the GoogleTest failure, and the test's JSON record for
+// `heddle test` (the fields of runner/summary_json.hpp's test_record that a
+// lincheck run has, plus a "lincheck" object).
+//
+// Which heddle options mean something here: seed, iterations (runs per
+// scenario), scenarios, strategy, max_steps, fail_on_max_steps, memory,
+// detect_races, minimize. The others (parallel, shard, out, time_budget...) belong to
+// explore() and are ignored.
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "heddle/explore.hpp"
+#include "heddle/lincheck.hpp"
+#include "runner/overrides.hpp"
+#include "runner/test_registry.hpp"
+
+namespace heddle::lincheck::detail {
+namespace {
+
+using nlohmann::json;
+
+// The declaration's options, overridden where a variable or flag says so.
+lincheck::options overridden(lincheck::options o) {
+  using heddle::detail::option_given;
+  const heddle::options given = heddle::detail::with_overrides({});
+  if (option_given("seed")) o.seed = given.seed;
+  if (option_given("iterations")) o.iterations = given.iterations;
+  if (option_given("scenarios")) o.scenarios = given.scenarios;
+  if (option_given("strategy")) o.strategy = given.strategy;
+  if (option_given("max_steps")) o.max_steps = given.max_steps;
+  if (option_given("fail_on_max_steps")) o.fail_on_max_steps = given.fail_on_max_steps;
+  if (option_given("memory")) o.memory = given.memory;
+  if (option_given("detect_races")) o.detect_races = given.detect_races;
+  if (option_given("minimize")) o.minimize = given.minimize;
+  return o;
+}
+
+json record_of(const std::string& id, const lincheck::options& o, const result& r) {
+  const double seconds = std::chrono::duration<double>(r.elapsed).count();
+  json record = {
+      {"test", id},
+      {"status", !r.failure ? "passed" : r.failure->kind == "crash" ? "crash" : "bug"},
+      {"stats",
+       {{"iterations", r.runs},
+        {"seconds", seconds},
+        {"iterations_per_second", seconds > 0 ? static_cast<double>(r.runs) / seconds : 0.0},
+        {"steps_total", r.steps},
+        {"steps_mean", r.runs > 0 ? static_cast<double>(r.steps) / static_cast<double>(r.runs) : 0.0},
+        {"max_steps_hits", r.skipped_runs}}},
+      {"bugs", json::array()},
+      {"lincheck",
+       {{"scenarios", r.scenarios},
+        {"runs", r.runs},
+        {"skipped_runs", r.skipped_runs},
+        {"steps", r.steps},
+        {"atomic_steps", r.atomic_steps},
+        {"memory_steps", r.memory_steps},
+        {"strategy", o.strategy},
+        {"seed", o.seed},
+        {"runs_per_scenario", o.iterations},
+        {"scenarios_declared", o.scenarios}}}};
+  if (r.failure) {
+    // The report's first line, without its prefix, is the one-line message.
+    std::string line = r.failure->report.substr(0, r.failure->report.find('\n'));
+    if (const std::string prefix = "heddle lincheck: "; line.starts_with(prefix)) line.erase(0, prefix.size());
+    record["bug"] = {{"kind", r.failure->kind}, {"message", line}};
+    record["report"] = r.failure->report;
+  }
+  return record;
+}
+
+}  // namespace
+
+void run_test(const char* suite, const char* name, const char* file, int line, const declaration& d) {
+  const std::string id = fmt::format("{}.{}", suite, name);
+  const std::string& results = heddle::detail::test_result_file();
+  json record = {{"test", id}};
+  try {
+    declaration run = d;
+    run.opts = overridden(d.opts);
+    // Under `heddle test` GoogleTest's output is kept aside: the report goes
+    // to stderr, as HEDDLE_TEST's do. Otherwise the failure carries it.
+    run.opts.print_report = !results.empty();
+    const result r = check_as(run, id, results);
+    record = record_of(id, run.opts, r);
+    if (r.failure) ADD_FAILURE_AT(file, line) << r.failure->report;
+  } catch (const std::exception& e) {  // declaration_error, usage_error: one line
+    record["status"] = "error";
+    record["message"] = e.what();
+    ADD_FAILURE_AT(file, line) << e.what();
+  }
+  heddle::detail::append_test_result(record);
+}
+
+}  // namespace heddle::lincheck::detail

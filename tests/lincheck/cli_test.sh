@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# HEDDLE_LINCHECK_TEST under the `heddle` CLI, one behaviour per invocation:
+#
+#   cli_test.sh CASE HEDDLE LINCHECK_BUGGY LINCHECK_FIXED LINCHECK_CRASH WORK_DIR
+#
+# `heddle list` lists lincheck tests; `heddle test` runs them with its options
+# (seed, strategy, --iterations as runs per scenario, --scenarios) and reports
+# their failures and crashes; HEDDLE_* variables reach a binary run directly.
+set -u
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/check.sh"
+
+case_name=$1 heddle=$2 buggy=$3 fixed=$4 crashing=$5 work=$6
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+
+# json_field FILE EXPRESSION: a value of the JSON summary, through python3.
+json_field() { python3 -c "import json,sys; s=json.load(open(sys.argv[1])); print($2)" "$1"; }
+
+case $case_name in
+  list_shows_lincheck_tests)
+    run "$heddle" list "$buggy"
+    expect_exit 0
+    expect_stdout "lincheck_stack.size_updated_after_push"
+    expect_stdout "lincheck_queue.dequeue_moves_head_without_cas"
+    expect_stdout "lincheck_map.get_or_insert_in_two_steps"
+    expect_stdout "lincheck_buggy.cpp:"
+    run "$heddle" list "$buggy" --filter 'lincheck_map.*'
+    expect_exit 0
+    expect_stdout "lincheck_map.get_or_insert_in_two_steps"
+    [[ $out != *lincheck_stack* ]] || fail "--filter did not leave out lincheck_stack"
+    ;;
+
+  test_takes_the_options_and_reports_the_failure)
+    run "$heddle" test "$buggy" --filter 'lincheck_stack.*' --strategy pct:3 --seed 7 --scenarios 80 \
+      --iterations 40 --json-out summary.json
+    expect_exit 1
+    expect_stdout "lincheck_stack.size_updated_after_push  BUG"
+    expect_stdout "non-linearizable: non-linearizable in scenario"
+    expect_stdout "lincheck writes no trace"
+    # The report streams through, naming the options it ran with.
+    expect_stderr "heddle lincheck: non-linearizable in scenario"
+    expect_stderr "seed 0x7, strategy pct:3, 40 runs per scenario"
+    [[ $(json_field summary.json 's["tests"][0]["lincheck"]["strategy"]') == "pct:3" ]] || fail "strategy not passed"
+    [[ $(json_field summary.json 's["tests"][0]["lincheck"]["seed"]') == 7 ]] || fail "seed not passed"
+    [[ $(json_field summary.json 's["tests"][0]["lincheck"]["runs_per_scenario"]') == 40 ]] || fail "iterations not passed"
+    [[ $(json_field summary.json 's["tests"][0]["lincheck"]["scenarios_declared"]') == 80 ]] || fail "scenarios not passed"
+    [[ $(json_field summary.json 's["tests"][0]["bug"]["kind"]') == "non-linearizable" ]] || fail "bug kind"
+    # The same seed fails the same way; the message names the scenario.
+    first=$(json_field summary.json 's["tests"][0]["bug"]["message"]')
+    run "$heddle" test "$buggy" --filter 'lincheck_stack.*' --strategy pct:3 --seed 7 --scenarios 80 \
+      --iterations 40 --json-out again.json
+    expect_exit 1
+    [[ $(json_field again.json 's["tests"][0]["bug"]["message"]') == "$first" ]] || fail "same seed, other failure"
+    ;;
+
+  fixed_twins_pass_with_the_given_scenarios)
+    run "$heddle" test "$fixed" --strategy random --scenarios 7 --iterations 3 --seed 1 --format json
+    expect_exit 0
+    printf '%s\n' "$out" >summary.json
+    [[ $(json_field summary.json 'len(s["tests"])') == 3 ]] || fail "expected the three fixed examples"
+    [[ $(json_field summary.json '{t["lincheck"]["scenarios"] for t in s["tests"]}') == "{7}" ]] || fail "scenarios"
+    [[ $(json_field summary.json '{t["lincheck"]["runs"] <= 21 for t in s["tests"]}') == "{True}" ]] || fail "runs"
+    [[ $(json_field summary.json '{t["lincheck"]["strategy"] for t in s["tests"]}') == "{'random'}" ]] || fail "strategy"
+    ;;
+
+  crash_is_reported_with_its_scenario)
+    run "$heddle" test "$crashing" --scenarios 100 --iterations 50
+    expect_exit 1
+    expect_stdout "lincheck_crash.take_after_take  BUG"
+    expect_stdout "crash: SIGSEGV (invalid memory access) in test lincheck_crash.take_after_take, scenario"
+    expect_stdout "in the call take() [T"
+    expect_stderr "Scenario:"
+    expect_stderr "To run it again: the same declaration and options"
+    # Run directly, the binary dies of the signal after saying where.
+    run "$crashing"
+    [[ $rc == 139 || $rc == $((128 + 11)) ]] || fail "expected death by SIGSEGV, got $rc"
+    expect_stderr "heddle lincheck: SIGSEGV (invalid memory access) in test lincheck_crash.take_after_take"
+    ;;
+
+  environment_reaches_a_binary_run_directly)
+    HEDDLE_SCENARIOS=5 HEDDLE_ITERATIONS=2 HEDDLE_STRATEGY=pos \
+      run "$fixed" --gtest_filter='lincheck_map.*' --heddle_result_file=results.jsonl
+    expect_exit 0
+    [[ $(json_field results.jsonl 's["lincheck"]["scenarios"]') == 5 ]] || fail "HEDDLE_SCENARIOS not read"
+    [[ $(json_field results.jsonl 's["lincheck"]["strategy"]') == pos ]] || fail "HEDDLE_STRATEGY not read"
+    [[ $(json_field results.jsonl 's["lincheck"]["runs"]') -le 10 ]] || fail "HEDDLE_ITERATIONS not read"
+    ;;
+
+  bad_option_is_one_line_and_exit_2)
+    run "$heddle" test "$fixed" --scenarios 0
+    expect_one_line_error "bad value '0' for --scenarios: must be at least 1"
+    run "$heddle" test "$fixed" --strategy 'pct:x'
+    expect_exit 2
+    ;;
+
+  *)
+    echo "unknown case $case_name" >&2
+    exit 2
+    ;;
+esac
