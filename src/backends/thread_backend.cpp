@@ -145,7 +145,7 @@ void run_worker(thread_backend::worker& w) {
     control = {};
     // The last touch of the backend: once the next thread runs, the
     // iteration may end and the backend go away.
-    unpark(b.word_to_resume(next));
+    b.resume(next);
   }
 }
 
@@ -218,7 +218,35 @@ std::atomic<std::uint32_t>& thread_backend::word_to_resume(std::size_t slot) {
   return word_of(slot);
 }
 
-void thread_backend::adopt_control() const noexcept { control = *scheduler_control_; }
+void thread_backend::adopt_control() const noexcept {
+  // The scheduler thread running an operation (run_first_operation_here)
+  // holds the engine's block itself.
+  if (&control != scheduler_control_) control = *scheduler_control_;
+}
+
+void thread_backend::resume(std::size_t slot) {
+  if (slot == 0 && first_here_) {
+    if (hook_ != nullptr) hook_(hook_argument_);
+    std::abort();  // the hook ends the process; without one nobody could go on
+  }
+  unpark(word_to_resume(slot));
+}
+
+void thread_backend::run_here(std::size_t slot) {
+  // This thread's record as an operation thread: no pool thread, no memory
+  // of ours (and no pthread_t: it is never pinned again nor pooled); it
+  // lives as long as the process, which ends with the iteration.
+  auto* w = new worker;  // NOLINT: see above
+  w->cpu = cpu_;
+  w->owner = this;
+  w->slot = slot;
+  if (slot >= slots_.size()) slots_.resize(slot + 1, nullptr);
+  slots_[slot] = w;
+  // As run_worker, except that this thread's control block is the engine's
+  // and is left as it is.
+  resume(main_(engine_, slot));
+  for (;;) park(w->word);  // finished: never resumed again
+}
 
 thread_backend::worker& thread_backend::assign(std::size_t slot) {
   if (idle_.empty()) {
@@ -264,8 +292,9 @@ thread_backend::worker& thread_backend::assign(std::size_t slot) {
 }
 
 void thread_backend::switch_to(std::size_t from, std::size_t to) {
+  if (from == 0 && first_here_) run_here(to);  // the iteration's first switch
   std::atomic<std::uint32_t>& mine = word_of(from);
-  unpark(word_to_resume(to));
+  resume(to);
   park(mine);
   if (from != 0) {
     adopt_control();

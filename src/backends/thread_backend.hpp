@@ -59,6 +59,16 @@ class thread_backend final : public backend {
     hook_argument_ = argument;
   }
 
+  // From the next iteration on, the thread that runs the iteration (the
+  // scheduler) runs the first operation itself instead of waking a pool
+  // thread for it, and is never the scheduler again: a switch back to slot 0
+  // calls the on_scheduler_resumed hook on the thread that switches, and the
+  // hook must end the process (engine::run does not return). The fork
+  // server's child: its initial thread runs the program's main, one thread
+  // fewer to create per iteration, and main keeps the thread, stack and
+  // thread_local variables it has in production.
+  void run_first_operation_here() noexcept { first_here_ = true; }
+
   // Maps the memory of `workers` operation threads (stack, guard page,
   // alternate signal stack) now, for threads any backend of this process or
   // of a child forked from it starts later: the fork server's children then
@@ -75,6 +85,10 @@ class thread_backend final : public backend {
   worker& assign(std::size_t slot);
   static std::unique_ptr<worker_memory> take_memory(std::size_t stack_size);
   void adopt_control() const noexcept;
+  // Wakes `slot`'s thread, or ends the iteration through the hook when slot
+  // 0 has no thread waiting (run_first_operation_here).
+  void resume(std::size_t slot);
+  [[noreturn]] void run_here(std::size_t slot);
 
   std::size_t stack_size_;
   bool pin_;
@@ -90,6 +104,7 @@ class thread_backend final : public backend {
   // touches these vectors.
   std::vector<worker*> slots_;
   std::vector<worker*> idle_;  // this backend's parked workers, ready for a slot
+  bool first_here_ = false;
   void (*hook_)(void*) = nullptr;
   void* hook_argument_ = nullptr;
 

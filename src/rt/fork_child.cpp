@@ -199,11 +199,42 @@ class logging_strategy final : public detail::strategy {
 
 constexpr int fatal_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
 
+// The addresses below the initial thread's stack where an overflow of it
+// faults: the kernel's guard gap (256 pages by default) under the lowest
+// address the stack may grow to. The program's main runs on that thread
+// (thread_backend::run_first_operation_here). Found once: glibc reads
+// /proc/self/maps to answer.
+struct address_range {
+  std::uintptr_t begin = 0, end = 0;
+};
+address_range main_stack_guard;
+
+void find_main_stack_guard() {
+  static bool found = false;
+  if (found) return;
+  found = true;
+  pthread_attr_t attributes;
+  if (HEDDLE_REAL(pthread_getattr_np)(HEDDLE_REAL(pthread_self)(), &attributes) != 0) return;
+  void* lowest = nullptr;
+  std::size_t size = 0;
+  if (::pthread_attr_getstack(&attributes, &lowest, &size) == 0 && lowest != nullptr) {
+    const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+    const auto low = reinterpret_cast<std::uintptr_t>(lowest);
+    main_stack_guard = {low > 257 * page ? low - 257 * page : 0, low + page};
+  }
+  ::pthread_attr_destroy(&attributes);
+}
+
+bool is_stack_guard(const void* address) noexcept {
+  const auto a = reinterpret_cast<std::uintptr_t>(address);
+  return detail::stack_pool::is_guard_page(address) || (a >= main_stack_guard.begin && a < main_stack_guard.end);
+}
+
 void on_fatal_signal(int signal, siginfo_t* info, void*) {
   if (fork_channel* ch = the_channel; ch != nullptr && ch->crash.signal == 0) {
     ch->crash.operation = detail::control.running;
     ch->crash.stack_overflow = (signal == SIGSEGV || signal == SIGBUS) && info != nullptr &&
-                               detail::stack_pool::is_guard_page(info->si_addr);
+                               is_stack_guard(info->si_addr);
     ch->crash.signal = signal;
   }
   // SA_RESETHAND restored the default action: die of the signal.
@@ -256,10 +287,11 @@ std::unique_ptr<detail::strategy> make_logging_strategy(detail::strategy& inner,
 
 void prepare_children(const options& o) {
   install_crash_handlers();
+  find_main_stack_guard();
   (void)real_exit();
   // The threads of a small program's operations start in a child without
-  // mapping their stacks.
-  constexpr std::size_t usual_operations = 4;
+  // mapping their stacks (main runs on the child's initial thread).
+  constexpr std::size_t usual_operations = 3;
   detail::thread_backend::reserve_memory(usual_operations, operation_stack_size(o));
   // A backend's one-time setup (its fork handler, the process's CPU mask,
   // the real pthread_create); and pinning the way its iterations pin, so the
@@ -276,11 +308,13 @@ void prepare_children(const options& o) {
 void run_iteration(const program_entry& program, const options& o, detail::strategy& s, fork_channel& channel) {
   the_channel = &channel;
   install_crash_handlers();
+  find_main_stack_guard();
   detail::thread_backend threads(operation_stack_size(o));
   detail::engine engine(threads, {o.max_steps, o.fail_on_max_steps, o.spurious_wakeups, o.spurious_cas_failures,
                                   o.memory, o.detect_races});
   the_engine = &engine;
   threads.on_scheduler_resumed(&iteration_over, nullptr);
+  threads.run_first_operation_here();
   const std::function<void()> body = [&program] {
     int status = 0;
     const std::function<void()> call_main = [&] { status = program.main(program.argc, program.argv, program.envp); };

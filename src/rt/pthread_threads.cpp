@@ -193,16 +193,22 @@ namespace {
 int join(const char* call, pthread_t thread, void** result, bool blocking, std::optional<virtual_time> deadline) {
   thread_record& me = self();
   thread_record* r = find_thread(thread);
+  // The messages are made only for a misuse: a join is common, and
+  // formatting pulls code a forked child would fault in for nothing.
   if (!unwinding()) {
-    const std::string c = call;
+    const std::string_view c = call;
     if (r == nullptr)
-      report_misuse(c + " of a thread that does not exist (no thread with this id was created in this "
-                        "execution, or it belongs to an earlier one)");
+      report_misuse(std::string(c) + " of a thread that does not exist (no thread with this id was created in "
+                                     "this execution, or it belongs to an earlier one)");
     if (r == &me) return EDEADLK;
-    const std::string who = describe(r->op);
-    if (r->detached) report_misuse(c + " of a detached thread (" + who + "): a detached thread cannot be joined");
-    if (r->joined) report_misuse(c + " of a thread that was already joined (" + who + "): each thread can be joined once");
-    if (r->being_joined) report_misuse(c + " of a thread another thread is already joining (" + who + ")");
+    if (r->detached)
+      report_misuse(std::string(c) + " of a detached thread (" + describe(r->op) +
+                    "): a detached thread cannot be joined");
+    if (r->joined)
+      report_misuse(std::string(c) + " of a thread that was already joined (" + describe(r->op) +
+                    "): each thread can be joined once");
+    if (r->being_joined)
+      report_misuse(std::string(c) + " of a thread another thread is already joining (" + describe(r->op) + ")");
   }
   if (r == nullptr || r == &me) return ESRCH;
   cancellation_point();

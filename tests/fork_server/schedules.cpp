@@ -12,6 +12,11 @@
 //       the fork server: the child dies after more decisions than the fork
 //       channel's log holds, so after hand-offs; the bug must still come with
 //       every step in its trace, and the trace must replay to the same abort.
+//   fork_server_schedules overflow main|thread <out-dir>
+//       one iteration of "overflow_main" or "overflow_thread" (main, or a
+//       thread it starts, recursing without end) through the fork server: a
+//       stack overflow of the operation, on the child's initial thread (main)
+//       as on a pool thread, whose trace replays to the same bug.
 //
 // The program: three threads and main on a pthread mutex and a C11 atomic,
 // with no heddle header. In process each iteration's body is what the fork
@@ -68,6 +73,27 @@ int program_main() {
   pthread_join(b, nullptr);
   pthread_join(c, nullptr);
   return counter == 2 * rounds ? 0 : 1;
+}
+
+// Recursion without end (the bound is never reached), each frame holding a
+// kilobyte, so the stack overflows within a few thousand calls.
+volatile int recursion_bound = 1 << 30;
+
+int recurse(int depth) {
+  volatile char frame[1024];
+  frame[0] = static_cast<char>(depth);
+  if (depth >= recursion_bound) return frame[0];
+  return recurse(depth + 1) + frame[0];
+}
+
+void* recurse_in_thread(void*) { return reinterpret_cast<void*>(static_cast<std::intptr_t>(recurse(0))); }
+
+int overflow_main(bool in_thread) {
+  if (!in_thread) return recurse(0);
+  pthread_t t;
+  pthread_create(&t, nullptr, recurse_in_thread, nullptr);
+  pthread_join(t, nullptr);
+  return 0;
 }
 
 struct schedule {
@@ -200,9 +226,44 @@ int crash(const char* self, const std::string& out_dir) {
   return 0;
 }
 
+// A stack overflow in `where` ("main" or "thread") is found as one, named in
+// the right operation, and replays.
+int overflow(const char* self, const std::string& where, const std::string& out_dir) {
+  const std::string program = "overflow_" + where;
+  const std::string operation = where == "main" ? "operation 1 (main)" : "operation 2";
+  const nlohmann::json found =
+      run_fork_server("HEDDLE_ITERATIONS=1 HEDDLE_STRATEGY=random HEDDLE_OUT='" + out_dir + "'", self, program.c_str());
+  const std::string kind = found.contains("bug") ? found["bug"].value("kind", "") : "";
+  const std::string message = found.contains("bug") ? found["bug"].value("message", "") : "";
+  if (found.value("status", "") != "bug" || kind != "stack_overflow" ||
+      message.find("stack overflow in " + operation) == std::string::npos) {
+    std::fprintf(stderr, "expected a stack overflow in %s, got: %s\n", operation.c_str(), found.dump().c_str());
+    return 1;
+  }
+  const std::string trace = found.value("trace_file", "");
+  const nlohmann::json replayed =
+      run_fork_server("HEDDLE_REPLAY='" + trace + "' HEDDLE_REPLAY_REPEAT=2 HEDDLE_OUT=", self, program.c_str());
+  if (replayed.value("status", "") != "bug" || replayed.value("reproduced", 0) != 2 ||
+      replayed["bug"].value("kind", "") != "stack_overflow") {
+    std::fprintf(stderr, "the trace of the stack overflow did not replay it twice: %s\n", replayed.dump().c_str());
+    return 1;
+  }
+  std::printf("%s, traced and replayed twice\n", message.c_str());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 4 && std::string_view(argv[1]) == "overflow" &&
+      (std::string_view(argv[2]) == "main" || std::string_view(argv[2]) == "thread")) {
+    try {
+      return overflow(argv[0], argv[2], argv[3]);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "%s\n", e.what());
+      return 1;
+    }
+  }
   if (argc == 3 && std::string_view(argv[1]) == "crash") {
     try {
       return crash(argv[0], argv[2]);
@@ -213,8 +274,10 @@ int main(int argc, char** argv) {
   }
   const bool comparing = argc == 5 && std::string_view(argv[1]) == "compare";
   const std::string_view program = comparing ? argv[4] : argc > 1 ? argv[1] : "short";
+  if (program == "overflow_main" || program == "overflow_thread") return overflow_main(program == "overflow_thread");
   if (program != "short" && program != "long" && program != "long_abort") {
-    std::fprintf(stderr, "usage: fork_server_schedules [compare <strategy> <iterations>] short|long | crash <dir>\n");
+    std::fprintf(stderr, "usage: fork_server_schedules [compare <strategy> <iterations>] short|long | crash <dir> | "
+                         "overflow main|thread <dir>\n");
     return 2;
   }
   rounds = program == "short" ? 3 : 1500;

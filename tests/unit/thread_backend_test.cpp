@@ -1,7 +1,8 @@
 // The OS-thread backend (src/backends/thread_backend.hpp) through explore():
 // each operation is a real thread with its own thread_local and errno, threads
 // are reused across iterations and runs, iterations pin to one CPU and restore
-// the affinity, unwinding runs destructors, and an overflow is reported.
+// the affinity, unwinding runs destructors, and an overflow is reported; the
+// fork server's mode where the scheduler thread runs the first operation.
 #include <gtest/gtest.h>
 
 #include <cerrno>
@@ -12,6 +13,8 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include "backends/thread_backend.hpp"
+#include "engine/engine.hpp"
 #include "heddle/heddle.hpp"
 
 namespace {
@@ -151,6 +154,48 @@ TEST(thread_backend_death, stack_overflow_on_an_operation_thread_is_reported) {
                               });
       },
       testing::KilledBySignal(SIGSEGV), "stack_overflow: stack overflow in operation 2");
+}
+
+// run_first_operation_here (the fork server's child): operation 1 runs on the
+// thread that called engine::run, with that thread's thread_local values; the
+// others on pool threads; the end of the iteration calls the hook on the
+// thread that ends it, which ends the process.
+pid_t scheduler_tid = 0;
+thread_local int set_before_run = 0;
+bool first_here = false, second_elsewhere = false, ended_by_second = false;
+
+TEST(thread_backend_death, the_first_operation_can_run_on_the_scheduler_thread) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        heddle::detail::thread_backend threads(256 * 1024);
+        heddle::detail::engine e(threads, {.max_steps = 1000});
+        scheduler_tid = ::gettid();
+        set_before_run = 42;
+        threads.on_scheduler_resumed(
+            [](void*) {
+              std::fprintf(stderr, "ended: first here %d, second elsewhere %d, ended by the second %d\n",
+                           first_here, second_elsewhere, ended_by_second);
+              std::_Exit(first_here && second_elsewhere && ended_by_second ? 7 : 1);
+            },
+            nullptr);
+        threads.run_first_operation_here();
+        const auto s = heddle::detail::make_strategy("random");
+        s->begin_iteration(0, 1);
+        const std::function<void()> body = [] {
+          first_here = ::gettid() == scheduler_tid && set_before_run == 42;
+          heddle::thread t([] {
+            second_elsewhere = ::gettid() != scheduler_tid && set_before_run == 0;
+            for (int i = 0; i < 5; ++i) heddle::this_thread::yield();
+            ended_by_second = true;  // main finishes first: the second ends the iteration
+          });
+          t.detach();
+        };
+        (void)e.run(*s, body);
+        std::fprintf(stderr, "engine::run returned\n");
+        std::_Exit(2);
+      },
+      testing::ExitedWithCode(7), "ended: first here 1, second elsewhere 1, ended by the second 1");
 }
 
 }  // namespace
