@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "heddle/explore.hpp"
+#include "rt/loader_fini.hpp"
 #include "rt/output_capture.hpp"
 #include "rt/watchdog.hpp"
 #include "runner/iteration_runner.hpp"
@@ -155,6 +156,7 @@ class iteration_server {
     const pid_t pid = ::fork();
     if (pid < 0) throw std::runtime_error(fmt::format("fork failed: {}", std::strerror(errno)));
     if (pid == 0) {
+      skip_runtime_fini();
       output_.redirect_here();
       auto logging = make_logging_strategy(*plan_.chosen, ch_, log_event_);
       run_iteration(program, plan_.opts, *logging, ch_);

@@ -1,0 +1,90 @@
+// See loader_fini.hpp.
+#include "rt/loader_fini.hpp"
+
+#include <link.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+#include <vector>
+
+namespace heddle::rt {
+namespace {
+
+void (*the_loader_fini)() = nullptr;
+bool skipping = false;
+
+// The object holding this code: libheddle-rt, or the program when heddle is
+// linked into it statically (then it is the program, and kept).
+bool holds_this_code(const dl_phdr_info& info) noexcept {
+  const auto here = reinterpret_cast<std::uintptr_t>(&loader_fini);
+  for (ElfW(Half) i = 0; i < info.dlpi_phnum; ++i) {
+    const ElfW(Phdr)& p = info.dlpi_phdr[i];
+    const std::uintptr_t begin = info.dlpi_addr + p.p_vaddr;
+    if (p.p_type == PT_LOAD && here >= begin && here < begin + p.p_memsz) return true;
+  }
+  return false;
+}
+
+// Calls the object's destructors as the loader does: DT_FINI_ARRAY from the
+// last entry to the first, then DT_FINI.
+void run_destructors(const dl_phdr_info& info) {
+  const ElfW(Dyn)* dynamic = nullptr;
+  for (ElfW(Half) i = 0; i < info.dlpi_phnum; ++i)
+    if (info.dlpi_phdr[i].p_type == PT_DYNAMIC)
+      dynamic = reinterpret_cast<const ElfW(Dyn)*>(info.dlpi_addr + info.dlpi_phdr[i].p_vaddr);
+  if (dynamic == nullptr) return;
+  std::uintptr_t array = 0, array_size = 0, fini = 0;
+  for (const ElfW(Dyn)* d = dynamic; d->d_tag != DT_NULL; ++d) {
+    if (d->d_tag == DT_FINI_ARRAY) array = info.dlpi_addr + d->d_un.d_ptr;
+    if (d->d_tag == DT_FINI_ARRAYSZ) array_size = d->d_un.d_val;
+    if (d->d_tag == DT_FINI) fini = info.dlpi_addr + d->d_un.d_ptr;
+  }
+  using destructor = void (*)();
+  const auto* entries = reinterpret_cast<const destructor*>(array);
+  for (std::size_t n = array != 0 ? array_size / sizeof(destructor) : 0; n-- > 0;) entries[n]();
+  if (fini != 0) reinterpret_cast<destructor>(fini)();
+}
+
+// The objects whose destructors run, in load order, which puts a library
+// after the objects that need it, as the loader's teardown orders them; the
+// program (the first object) is always kept. Collected first and run outside
+// dl_iterate_phdr, which holds the loader's lock (a destructor may dlclose).
+int collect_kept(dl_phdr_info* info, std::size_t, void* out) {
+  auto& kept = *static_cast<std::vector<dl_phdr_info>*>(out);
+  if (!kept.empty() && (is_runtime_object(info->dlpi_name) || holds_this_code(*info))) return 0;
+  kept.push_back(*info);
+  return 0;
+}
+
+}  // namespace
+
+void set_loader_fini(void (*fini)()) noexcept { the_loader_fini = fini; }
+
+void skip_runtime_fini() noexcept { skipping = true; }
+
+bool is_runtime_object(const char* path) noexcept {
+  if (path == nullptr) return false;
+  const char* slash = std::strrchr(path, '/');
+  const std::string_view name = slash != nullptr ? slash + 1 : path;
+  // The C library and the loader, the C++ runtime, and what libheddle-rt needs.
+  static constexpr std::string_view runtime[] = {
+      "libc.so.",    "libm.so.",          "libpthread.so.", "libdl.so.",      "librt.so.",
+      "ld-linux",    "linux-vdso.so.",    "libstdc++.so.",  "libgcc_s.so.",   "libatomic.so.",
+      "libfmt.so.",  "libboost_context.", "libdw.so.",      "libelf.so.",     "libheddle-rt.so"};
+  for (const std::string_view prefix : runtime)
+    if (name.substr(0, prefix.size()) == prefix) return true;
+  return false;
+}
+
+void loader_fini() {
+  if (!skipping) {
+    if (the_loader_fini != nullptr) the_loader_fini();
+    return;
+  }
+  std::vector<dl_phdr_info> kept;
+  ::dl_iterate_phdr(&collect_kept, &kept);
+  for (const dl_phdr_info& info : kept) run_destructors(info);
+}
+
+}  // namespace heddle::rt
