@@ -1,6 +1,7 @@
 // check(): validates a declaration, generates scenarios from the seed, runs
 // each under the controlled scheduler, and on the first failure minimizes it
-// and builds the report, under a crash guard (crash_guard.hpp).
+// and builds the report, under a crash guard (crash_guard.hpp) that hands a
+// crash over to a standby process (crash_minimize.hpp).
 #include <chrono>
 #include <cstdio>
 #include <set>
@@ -9,7 +10,9 @@
 
 #include "heddle/explore.hpp"
 #include "lincheck/crash_guard.hpp"
+#include "lincheck/crash_minimize.hpp"
 #include "lincheck/scenario.hpp"
+#include "runner/test_registry.hpp"
 #include "strategies/rng.hpp"
 
 namespace heddle::lincheck {
@@ -86,12 +89,17 @@ void run_scenario(detail::executor& exec, const declaration& d, scenario sc, std
 
 result check(const declaration& d) { return detail::check_as(d, {}, {}); }
 
-result detail::check_as(const declaration& d, const std::string& test, const std::string& result_file) {
+result detail::check_as(const declaration& d, const std::string& test, const std::string& result_file,
+                        const std::string& trace_directory) {
   validate(d);
   const auto started = std::chrono::steady_clock::now();
+  // Forked before anything runs: a crash is minimized from this state.
+  detail::crash_supervisor standby(
+      d, {test, result_file, trace_directory, test.empty() ? std::string{} : heddle::detail::test_binary_path()});
   detail::executor exec(d.erased, d.opts);
   detail::crash_guard guard(exec, d.opts, test, result_file);
   result res;
+  guard.hand_over_to(&standby, &res, started);
   for (std::size_t s = 0; s < d.opts.scenarios && !res.failure; ++s) {
     random_source r(heddle::detail::iteration_seed(d.opts.seed, s));
     scenario sc = detail::generate_scenario(d.erased, d.opts, r);

@@ -18,7 +18,9 @@ namespace {
 constexpr int guarded[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
 crash_guard* active = nullptr;
 
-const char* describe(int sig) noexcept {
+}  // namespace
+
+const char* signal_description(int sig) noexcept {
   switch (sig) {
     case SIGSEGV: return "SIGSEGV (invalid memory access)";
     case SIGBUS: return "SIGBUS (bad memory access)";
@@ -28,6 +30,8 @@ const char* describe(int sig) noexcept {
     default: return "a fatal signal";
   }
 }
+
+namespace {
 
 extern "C" void lincheck_crash_trampoline(int sig, siginfo_t*, void*) {
   if (active != nullptr) active->on_fatal_signal(sig);
@@ -77,8 +81,8 @@ class writer {
 }  // namespace
 
 crash_guard::crash_guard(const executor& exec, const lincheck::options& opts, std::string test,
-                         std::string result_file)
-    : exec_(exec), opts_(opts), test_(std::move(test)), result_file_(std::move(result_file)) {
+                         std::string result_file, crash_note* note)
+    : exec_(exec), opts_(opts), test_(std::move(test)), result_file_(std::move(result_file)), note_(note) {
   // A fault in a fiber's guard page (a stack overflow) needs a stack of its own.
   alternate_stack_.resize(64 * 1024);
   stack_t stack{};
@@ -102,11 +106,12 @@ crash_guard::~crash_guard() {
 
 void crash_guard::enter_scenario(std::size_t index, const scenario& sc) {
   first_run_ = exec_.runs_started();
-  where_ = fmt::format("{}scenario {} of {}", test_.empty() ? "" : "test " + test_ + ", ", index, opts_.scenarios);
+  scenario_index_ = index;
+  where_ = fmt::format("{}scenario {} of {}", test_.empty() ? "" : "test " + test_ + ", ", index + 1, opts_.scenarios);
   details_ = fmt::format(
       "Scenario:\n{}\nTo run it again: the same declaration and options (seed {:#x}, strategy {}, {} runs per "
       "scenario) crash at scenario {} again.\n",
-      scenario_text(exec_.names(), sc), opts_.seed, opts_.strategy, opts_.iterations, index);
+      scenario_text(exec_.names(), sc), opts_.seed, opts_.strategy, opts_.iterations, index + 1);
   calls_.clear();
   const auto add = [&](const std::vector<actor>& actors) {
     for (const actor& a : actors) {
@@ -135,10 +140,6 @@ void crash_guard::enter_scenario(std::size_t index, const scenario& sc) {
 void crash_guard::on_fatal_signal(int sig) noexcept {
   // A second fault while reporting dies at once.
   for (int s : guarded) ::signal(s, SIG_DFL);
-  if (buffer_ == nullptr) {
-    ::raise(sig);
-    return;
-  }
   // Which call was running: the engine's running operation, its thread, its call.
   std::size_t thread = no_thread;
   std::size_t call = no_actor;
@@ -146,11 +147,30 @@ void crash_guard::on_fatal_signal(int sig) noexcept {
     thread = exec_.thread_of(e->running());
     call = exec_.position(thread);
   }
+  if (note_ != nullptr) {
+    note_->thread = thread;
+    note_->call = call;
+    note_->signal.store(sig, std::memory_order_release);
+    ::raise(sig);
+    return;
+  }
+  if (buffer_ != nullptr && handover_ != nullptr && totals_ != nullptr) {
+    const crash_counts counts{exec_.runs_started(), totals_->steps, totals_->atomic_steps, totals_->memory_steps,
+                              std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count()};
+    if (handover_->hand_over(scenario_index_, sig, counts)) {
+      ::raise(sig);
+      return;
+    }
+  }
+  if (buffer_ == nullptr) {
+    ::raise(sig);
+    return;
+  }
   const bool in_call = call != no_actor && call < calls_.size();
   const std::uint64_t run = exec_.runs_started() - first_run_;
   // The report's first line; the record's message is the same without the prefix.
   const auto message = [&](writer& w, bool json, bool prefix) {
-    w << (prefix ? "heddle lincheck: " : "") << describe(sig) << " in " << (json ? where_json_ : where_) << ", run " << run
+    w << (prefix ? "heddle lincheck: " : "") << signal_description(sig) << " in " << (json ? where_json_ : where_) << ", run " << run
       << " of the scenario, ";
     if (in_call) {
       w << "in the call " << (json ? calls_json_[call] : calls_[call]) << " [";

@@ -10,8 +10,16 @@
 // action: the process still dies of it. The handler neither allocates nor
 // locks: everything it prints about a scenario is formatted when the scenario
 // starts, into buffers reserved up front.
+//
+// Two other ways a crash can go, instead of being printed: with a handover
+// (crash_minimize.hpp), the handler first gives the crash to a standby
+// process that reproduces, minimizes and reports it, and prints nothing of
+// its own when that one did; with a note (a run in a process of its own, made
+// to crash), it only fills the note in shared memory.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <csignal>
 #include <cstdint>
 #include <memory>
@@ -22,11 +30,42 @@
 
 namespace heddle::lincheck::detail {
 
+// "SIGSEGV (invalid memory access)", ...: how reports name a fatal signal.
+const char* signal_description(int sig) noexcept;
+
+// How a run died, as the handler saw it; `signal` is written last.
+struct crash_note {
+  std::atomic<int> signal{0};
+  std::size_t thread = no_thread;  // 0: the sequential parts, t+1: thread t
+  std::size_t call = no_actor;     // actor id of the call it was in, or no_actor
+};
+
+// What check() had done when the crash came, for the test's record.
+struct crash_counts {
+  std::uint64_t runs = 0;  // begun, all scenarios together (the crashing one too)
+  std::uint64_t steps = 0;  // decisions of the runs that finished
+  std::uint64_t atomic_steps = 0;
+  std::uint64_t memory_steps = 0;
+  double seconds = 0;  // since check() began
+};
+
+// Takes a crash over from the handler of the process that is dying of it.
+class crash_handover {
+ public:
+  // Async-signal-safe. True when the crash was reported by someone else.
+  virtual bool hand_over(std::size_t scenario_index, int sig, const crash_counts& counts) noexcept = 0;
+
+ protected:
+  ~crash_handover() = default;
+};
+
 class crash_guard {
  public:
   // `test`: "suite.name" under HEDDLE_LINCHECK_TEST, empty from check();
   // `result_file`: where `heddle test` collects records (empty: none).
-  crash_guard(const executor& exec, const lincheck::options& opts, std::string test, std::string result_file);
+  // With `note`, a crash only fills it (see above).
+  crash_guard(const executor& exec, const lincheck::options& opts, std::string test, std::string result_file,
+              crash_note* note = nullptr);
   ~crash_guard();
   crash_guard(const crash_guard&) = delete;
   crash_guard& operator=(const crash_guard&) = delete;
@@ -34,6 +73,13 @@ class crash_guard {
   // Before the runs of generated scenario `index` (minimization keeps its
   // calls' ids, so the texts stay right for its candidates).
   void enter_scenario(std::size_t index, const scenario& sc);
+  // Hands a crash over to `h`, with the counts of `totals` (check()'s result
+  // so far) and the time since `started`.
+  void hand_over_to(crash_handover* h, const result* totals, std::chrono::steady_clock::time_point started) {
+    handover_ = h;
+    totals_ = totals;
+    started_ = started;
+  }
   // The signal handler's work; public for the C-level trampoline only.
   void on_fatal_signal(int sig) noexcept;
 
@@ -57,6 +103,11 @@ class crash_guard {
   stack_t previous_stack_{};
   struct sigaction previous_[5]{};
   crash_guard* previous_guard_ = nullptr;
+  crash_note* note_ = nullptr;
+  crash_handover* handover_ = nullptr;
+  const result* totals_ = nullptr;
+  std::chrono::steady_clock::time_point started_;
+  std::size_t scenario_index_ = 0;
 };
 
 }  // namespace heddle::lincheck::detail

@@ -39,6 +39,8 @@ class recording_strategy final : public strategy {
     const std::size_t thread = exec_.thread_of(op);
     run_record& r = exec_.record();
     r.schedule.push_back({false, thread, exec_.position(thread), 0});
+    if (run_observer* o = exec_.observer())
+      o->decided({step_kind::schedule, ctx.enabled[chosen].point, ctx.enabled[chosen].object, op}, r.schedule.back());
     if (auto* e = heddle::detail::engine::current(); e != nullptr && ctx.enabled[chosen].object != 0) {
       const object_kind kind = e->object(ctx.enabled[chosen].object).kind;
       if (kind == object_kind::atomic) ++r.atomic_steps;
@@ -62,7 +64,9 @@ class recording_strategy final : public strategy {
     const std::uint64_t value = inner_.next_value(ctx, c);
     if (value < c.bound) {
       const std::size_t thread = exec_.thread_of(ctx.current);
-      exec_.record().schedule.push_back({true, thread, exec_.position(thread), value});
+      run_record& r = exec_.record();
+      r.schedule.push_back({true, thread, exec_.position(thread), value});
+      if (run_observer* o = exec_.observer()) o->decided({c.kind, c.point, c.object, value}, r.schedule.back());
     }
     return value;
   }
@@ -187,6 +191,7 @@ const run_record& executor::run(const scenario& sc, strategy& chooser) {
   thread_of_[1] = 0;
   position_.assign(sc.threads.size() + 1, no_actor);
   in_call_.assign(sc.threads.size() + 1, false);
+  if (observer_ != nullptr) observer_->begin_run();
   recording_strategy recorder(chooser, *this);
   const heddle::detail::iteration_outcome& outcome = engine_.run(recorder, [this, &sc] { body(sc); });
   record_.found = outcome.found;

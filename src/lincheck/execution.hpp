@@ -53,6 +53,17 @@ struct run_record {
   std::uint64_t memory_steps = 0;  // decisions at plain memory accesses (instrumented code)
 };
 
+// Sees every decision of a run as it is taken: the engine's step (as a trace
+// records it) and the same decision in scenario terms. For a process that may
+// die in the middle of a run (crash_minimize.cpp streams both to shared
+// memory); without one, a run costs no more than a null check per decision.
+class run_observer {
+ public:
+  virtual ~run_observer() = default;
+  virtual void begin_run() = 0;
+  virtual void decided(const trace_step& step, const schedule_entry& entry) = 0;
+};
+
 // What the verdict on one run is, when it is a failure.
 struct judgement {
   std::string kind;  // "non-linearizable", "deadlock", ...
@@ -86,6 +97,8 @@ class executor {
   std::size_t position(std::size_t thread) const { return thread < position_.size() ? position_[thread] : no_actor; }
   bool in_call(std::size_t thread) const { return thread < in_call_.size() && in_call_[thread]; }
   run_record& record() { return record_; }
+  void observe(run_observer* o) { observer_ = o; }
+  run_observer* observer() const { return observer_; }
 
  private:
   void body(const scenario& sc);
@@ -102,6 +115,7 @@ class executor {
   std::vector<std::size_t> thread_of_;  // index = operation id
   std::vector<std::size_t> position_;   // index = thread
   std::vector<bool> in_call_;           // index = thread
+  run_observer* observer_ = nullptr;
 };
 
 }  // namespace heddle::lincheck::detail

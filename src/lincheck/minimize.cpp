@@ -12,20 +12,13 @@
 #include "strategies/rng.hpp"
 
 namespace heddle::lincheck::detail {
-namespace {
 
-struct candidate {
-  scenario sc;
-  std::vector<schedule_entry> schedule;
-};
-
-std::vector<candidate> candidates_of(const failing_run& f) {
-  std::vector<candidate> out;
-  const scenario& sc = f.sc;
+std::vector<removal> removals(const scenario& sc, const std::vector<schedule_entry>& schedule) {
+  std::vector<removal> out;
   for (std::size_t t = 0; t < sc.threads.size() && sc.threads.size() > 1; ++t) {
-    candidate c{sc, {}};
+    removal c{sc, {}};
     c.sc.threads.erase(c.sc.threads.begin() + static_cast<std::ptrdiff_t>(t));
-    for (schedule_entry e : f.run.schedule) {
+    for (schedule_entry e : schedule) {
       if (e.thread == t + 1) continue;
       if (e.thread != no_thread && e.thread > t + 1) --e.thread;
       c.schedule.push_back(e);
@@ -33,7 +26,7 @@ std::vector<candidate> candidates_of(const failing_run& f) {
     out.push_back(std::move(c));
   }
   auto without = [&](auto pick) {
-    candidate c{sc, f.run.schedule};
+    removal c{sc, schedule};
     pick(c.sc);
     out.push_back(std::move(c));
   };
@@ -47,13 +40,11 @@ std::vector<candidate> candidates_of(const failing_run& f) {
   return out;
 }
 
-}  // namespace
-
 failing_run minimize(executor& exec, failing_run failing, std::uint64_t seed, result& totals) {
   std::uint64_t attempt = 0;
   for (bool progress = true; progress;) {
     progress = false;
-    for (candidate& c : candidates_of(failing)) {
+    for (removal& c : removals(failing.sc, failing.run.schedule)) {
       ++attempt;
       std::optional<judgement> j = exec.follow(c.sc, c.schedule);
       ++totals.runs;

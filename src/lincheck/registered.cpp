@@ -6,13 +6,16 @@
 //
 // Which heddle options mean something here: seed, iterations (runs per
 // scenario), scenarios, strategy, max_steps, fail_on_max_steps, memory,
-// detect_races, minimize. The others (parallel, shard, out, time_budget...) belong to
-// explore() and are ignored.
+// detect_races, minimize; out (where a crash's trace goes) and replay (a
+// crash trace to replay, crash_trace.hpp). The others (parallel, shard,
+// time_budget...) belong to explore() and are ignored.
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "heddle/explore.hpp"
 #include "heddle/lincheck.hpp"
+#include "lincheck/crash_trace.hpp"
+#include "runner/iteration_runner.hpp"
 #include "runner/overrides.hpp"
 #include "runner/test_registry.hpp"
 
@@ -80,10 +83,19 @@ void run_test(const char* suite, const char* name, const char* file, int line, c
   try {
     declaration run = d;
     run.opts = overridden(d.opts);
+    const heddle::options given = heddle::detail::with_overrides({});
+    if (heddle::detail::option_given("replay")) {
+      // A crash trace (crash_trace.hpp): the process dies of the crash again.
+      record["status"] = "diverged";
+      record["message"] = replay_crash(run, given.replay, id, results);
+      ADD_FAILURE_AT(file, line) << record["message"].get<std::string>();
+      heddle::detail::append_test_result(record);
+      return;
+    }
     // Under `heddle test` GoogleTest's output is kept aside: the report goes
     // to stderr, as HEDDLE_TEST's do. Otherwise the failure carries it.
     run.opts.print_report = !results.empty();
-    const result r = check_as(run, id, results);
+    const result r = check_as(run, id, results, heddle::detail::test_directory(given, {id, {}}));
     record = record_of(id, run.opts, r);
     if (r.failure) ADD_FAILURE_AT(file, line) << r.failure->report;
   } catch (const std::exception& e) {  // declaration_error, usage_error: one line

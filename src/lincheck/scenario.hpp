@@ -19,6 +19,17 @@ struct failing_run {
   std::size_t reductions_on_schedule = 0;  // of those, found by following the recorded schedule
 };
 
+// A smaller scenario to try while minimizing, and the schedule to follow
+// first (the failing run's, in the smaller scenario's thread numbers).
+struct removal {
+  scenario sc;
+  std::vector<schedule_entry> schedule;
+};
+// The candidates of one minimization round, biggest removal first: each
+// whole thread of the parallel part (when there are two or more), then each
+// call of the parallel part, then each call of the sequential parts.
+std::vector<removal> removals(const scenario& sc, const std::vector<schedule_entry>& schedule);
+
 // Removes threads and calls greedily while the scenario still fails the same
 // way; each candidate first follows the failing schedule, then tries fresh
 // schedules. Its runs and steps are added to `totals`.

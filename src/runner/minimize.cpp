@@ -27,8 +27,6 @@
 #include <type_traits>
 #include <utility>
 
-#include <poll.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -376,24 +374,7 @@ class minimizer {
   }
 
   // The child's wait status; killed when the time budget runs out first.
-  int wait_for(pid_t child) const {
-    // glibc 2.36 declares pidfd_open without C linkage for C++: the syscall itself.
-    const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, child, 0));
-    while (pidfd >= 0) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(limits_.time_limit -
-                                                                              (std::chrono::steady_clock::now() - started_));
-      pollfd p{pidfd, POLLIN, 0};
-      const int ready = ::poll(&p, 1, static_cast<int>(std::max<std::int64_t>(left.count(), 0)));
-      if (ready < 0 && errno == EINTR) continue;
-      if (ready == 0) ::kill(child, SIGKILL);
-      break;
-    }
-    if (pidfd >= 0) ::close(pidfd);
-    int status = 0;
-    while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
-    }
-    return status;
-  }
+  int wait_for(pid_t child) const { return wait_for_child(child, started_ + limits_.time_limit); }
 
   minimization finish(minimization& m, std::string reason) {
     m.reason = std::move(reason);

@@ -4,8 +4,14 @@
 #include <cstring>
 #include <stdexcept>
 
+#include <csignal>
+
 #include <fmt/format.h>
+#include <poll.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace heddle::detail {
 
@@ -19,6 +25,25 @@ shared_region::shared_region(std::size_t bytes) : size_(bytes) {
 
 shared_region::~shared_region() {
   if (data_ != nullptr) ::munmap(data_, size_);
+}
+
+int wait_for_child(int child, std::chrono::steady_clock::time_point deadline) {
+  // glibc 2.36 declares pidfd_open without C linkage for C++: the syscall itself.
+  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, child, 0));
+  while (pidfd >= 0) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    pollfd p{pidfd, POLLIN, 0};
+    const int ready = ::poll(&p, 1, static_cast<int>(std::max<std::int64_t>(left.count(), 0)));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready == 0) ::kill(child, SIGKILL);
+    break;
+  }
+  if (pidfd >= 0) ::close(pidfd);
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  return status;
 }
 
 std::size_t step_log::bytes_for(std::uint64_t capacity) {

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -39,6 +40,10 @@ class shared_region {
   void* data_ = nullptr;
   std::size_t size_ = 0;
 };
+
+// The wait status of child process `child`, which is killed (SIGKILL) if it
+// has not ended by `deadline`.
+int wait_for_child(int child, std::chrono::steady_clock::time_point deadline);
 
 // What a crash handler learned about the crash (crash_guard fills it).
 struct crash_note {

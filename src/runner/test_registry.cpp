@@ -68,6 +68,7 @@ bool register_listed_test(const char* suite, const char* name, const char* file,
 
 const std::string& test_result_file() { return result_file(); }
 void append_test_result(const nlohmann::json& record) { append_result(record); }
+std::string test_binary_path() { return self_path(); }
 
 void run_registered_test(const char* suite, const char* name) {
   const std::string id = fmt::format("{}.{}", suite, name);

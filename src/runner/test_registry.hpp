@@ -13,5 +13,7 @@ namespace heddle::detail {
 const std::string& test_result_file();
 // Appends one test's record to the result file, if there is one.
 void append_test_result(const nlohmann::json& record);
+// The running binary's absolute path (traces name it for `heddle replay`).
+std::string test_binary_path();
 
 }  // namespace heddle::detail

@@ -5,7 +5,8 @@
 #
 # `heddle list` lists lincheck tests; `heddle test` runs them with its options
 # (seed, strategy, --iterations as runs per scenario, --scenarios) and reports
-# their failures and crashes; HEDDLE_* variables reach a binary run directly.
+# their failures and crashes (a crash minimized, with a trace `heddle replay`
+# replays); HEDDLE_* variables reach a binary run directly.
 set -u
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/check.sh"
 
@@ -62,18 +63,71 @@ case $case_name in
     [[ $(json_field summary.json '{t["lincheck"]["strategy"] for t in s["tests"]}') == "{'random'}" ]] || fail "strategy"
     ;;
 
-  crash_is_reported_with_its_scenario)
-    run "$heddle" test "$crashing" --scenarios 100 --iterations 50
+  crash_is_minimized_and_its_trace_replays)
+    run "$heddle" test "$crashing" --scenarios 100 --iterations 50 --out out --json-out summary.json
     expect_exit 1
     expect_stdout "lincheck_crash.take_after_take  BUG"
-    expect_stdout "crash: SIGSEGV (invalid memory access) in test lincheck_crash.take_after_take, scenario"
-    expect_stdout "in the call take() [T"
-    expect_stderr "Scenario:"
-    expect_stderr "To run it again: the same declaration and options"
-    # Run directly, the binary dies of the signal after saying where.
+    expect_stdout "crash: SIGSEGV (invalid memory access) in the call take() [T"
+    expect_stdout "(test lincheck_crash.take_after_take, scenario"
+    expect_stdout "minimized from 6 calls)"
+    expect_stdout "replay: heddle replay out/lincheck_crash.take_after_take/bug-1.json"
+    # The report: the smallest crashing scenario (put() before, take() in
+    # each of two threads), its interleaving up to the crash.
+    expect_stderr "heddle lincheck: crash in scenario"
+    expect_stderr "(minimized from 6 calls to 3;"
+    expect_stderr "init: put("
+    expect_stderr "| take() | take() |"
+    expect_stderr "(never returned)"
+    expect_stderr "Why: SIGSEGV (invalid memory access) in the call take() [T"
+    trace=out/lincheck_crash.take_after_take/bug-1.json
+    [[ -f $trace ]] || fail "no trace at $trace"
+    [[ $(json_field "$trace" 's["arguments"][0]') == lincheck ]] || fail "the trace names no lincheck scenario"
+    [[ $(json_field "$trace" 'sum(len([c for c in a.split(":")[1].split(",") if c]) for a in s["arguments"][1:])') == 3 ]] ||
+      fail "the trace's scenario is not 3 calls"
+    [[ $(json_field summary.json 's["tests"][0]["trace_file"]') == "$trace" ]] || fail "trace_file not in the summary"
+    # It replays to the same crash, through heddle replay and the binary.
+    run "$heddle" replay "$trace"
+    expect_exit 1
+    expect_stderr "heddle: bug reproduced: lincheck_crash.take_after_take died of SIGSEGV"
+    expect_stderr "in the call take() [T"
+    run "$crashing" --gtest_filter=lincheck_crash.take_after_take --heddle_replay="$trace"
+    [[ $rc == 139 || $rc == $((128 + 11)) ]] || fail "expected the replay to die of SIGSEGV, got $rc"
+    ;;
+
+  crash_run_directly_is_minimized_and_saved)
     run "$crashing"
     [[ $rc == 139 || $rc == $((128 + 11)) ]] || fail "expected death by SIGSEGV, got $rc"
-    expect_stderr "heddle lincheck: SIGSEGV (invalid memory access) in test lincheck_crash.take_after_take"
+    expect_stderr "heddle lincheck: crash in scenario"
+    expect_stderr "(minimized from 6 calls to 3;"
+    expect_stderr "Why: SIGSEGV (invalid memory access) in the call take() [T"
+    expect_stderr "It crashes again with: heddle replay heddle-out/lincheck_crash.take_after_take/bug-1.json"
+    [[ -f heddle-out/lincheck_crash.take_after_take/bug-1.json ]] || fail "no trace under heddle-out"
+    ;;
+
+  crash_trace_that_does_not_fit_is_one_line_and_exit_2)
+    run "$heddle" test "$crashing" --scenarios 100 --iterations 50 --out out
+    expect_exit 1
+    trace=out/lincheck_crash.take_after_take/bug-1.json
+    # A call the scenario does not have.
+    python3 - "$trace" bad_call.json <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))
+t["arguments"][2] = "thread:99"
+json.dump(t, open(sys.argv[2], "w"))
+PY
+    run "$heddle" replay bad_call.json
+    expect_one_line_error "does not fit test lincheck_crash.take_after_take's declaration: scenario"
+    expect_stderr "has no call 99"
+    # Steps cut short: the replay leaves the trace and says so.
+    python3 - "$trace" short.json <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))
+t["steps"] = t["steps"][:2]
+json.dump(t, open(sys.argv[2], "w"))
+PY
+    run "$heddle" replay short.json
+    expect_exit 2
+    expect_stderr "the replay diverged from the trace (the trace ends after 2 steps"
     ;;
 
   environment_reaches_a_binary_run_directly)

@@ -1,0 +1,115 @@
+// A lincheck crash trace: the kept calls in the header, and the replay; see
+// crash_trace.hpp.
+#include "lincheck/crash_trace.hpp"
+
+#include <charconv>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "heddle/explore.hpp"
+#include "lincheck/crash_guard.hpp"
+#include "lincheck/scenario.hpp"
+#include "strategies/rng.hpp"
+#include "strategies/strategies.hpp"
+
+namespace heddle::lincheck::detail {
+namespace {
+
+constexpr std::string_view tag = "lincheck";
+
+std::string ids(std::string_view part, const std::vector<actor>& actors) {
+  std::string out(part);
+  out += ':';
+  for (std::size_t i = 0; i < actors.size(); ++i) out += fmt::format("{}{}", i == 0 ? "" : ",", actors[i].id);
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> kept_calls(const scenario& sc) {
+  std::vector<std::string> out{std::string(tag), ids("init", sc.init)};
+  for (const auto& t : sc.threads) out.push_back(ids("thread", t));
+  out.push_back(ids("post", sc.post));
+  return out;
+}
+
+lincheck::options options_of(const declaration& d, const trace& t) {
+  lincheck::options o = d.opts;
+  o.seed = t.header.seed;
+  o.strategy = t.header.strategy;
+  o.max_steps = t.header.max_steps;
+  o.fail_on_max_steps = t.header.fail_on_max_steps;
+  o.memory = t.header.memory;
+  o.detect_races = t.header.detect_races;
+  return o;
+}
+
+scenario scenario_of(const declaration& d, const trace& t, const std::string& path) {
+  const std::vector<std::string>& a = t.header.arguments;
+  if (a.empty() || a.front() != tag)
+    throw usage_error(fmt::format("trace '{}' was not recorded by a lincheck crash (it names no lincheck scenario)", path));
+  random_source r(heddle::detail::iteration_seed(t.header.seed, t.header.iteration));
+  const scenario generated = generate_scenario(d.erased, options_of(d, t), r);
+  std::map<std::size_t, const actor*> by_id;
+  for (const actor& c : generated.init) by_id[c.id] = &c;
+  for (const auto& thread : generated.threads)
+    for (const actor& c : thread) by_id[c.id] = &c;
+  for (const actor& c : generated.post) by_id[c.id] = &c;
+
+  const auto bad = [&](const std::string& what) {
+    return usage_error(fmt::format("trace '{}' does not fit test {}'s declaration: {}", path, t.header.test, what));
+  };
+  const auto parse = [&](const std::string& entry, std::string_view part) {
+    if (!entry.starts_with(std::string(part) + ":")) throw bad(fmt::format("expected '{}:' in '{}'", part, entry));
+    std::vector<actor> out;
+    std::string_view rest = std::string_view(entry).substr(part.size() + 1);
+    while (!rest.empty()) {
+      const std::size_t comma = rest.find(',');
+      const std::string_view number = rest.substr(0, comma);
+      std::size_t id = 0;
+      const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), id);
+      const auto found = by_id.find(id);
+      if (ec != std::errc{} || end != number.data() + number.size() || found == by_id.end())
+        throw bad(fmt::format("scenario {} of seed {:#x} has no call {}", t.header.iteration + 1, t.header.seed,
+                              number));
+      out.push_back(*found->second);
+      rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+    }
+    return out;
+  };
+  if (a.size() < 3) throw bad("its scenario has no init and post parts");
+  scenario sc;
+  sc.init = parse(a[1], "init");
+  for (std::size_t i = 2; i + 1 < a.size(); ++i) sc.threads.push_back(parse(a[i], "thread"));
+  sc.post = parse(a.back(), "post");
+  return sc;
+}
+
+std::string replay_crash(const declaration& d, const std::string& path, const std::string& test,
+                         const std::string& result_file) {
+  trace t;
+  try {
+    t = load_trace(path);
+  } catch (const trace_error& e) {
+    throw usage_error(e.what());
+  }
+  if (t.header.test != test)
+    throw usage_error(fmt::format("trace '{}' belongs to test '{}', not to {}", path, t.header.test, test));
+  const scenario sc = scenario_of(d, t, path);
+  const lincheck::options o = options_of(d, t);
+  executor exec(d.erased, o);
+  crash_guard guard(exec, o, test, result_file);
+  guard.enter_scenario(t.header.iteration, sc);
+  heddle::detail::replay_strategy replaying(t.steps, t.header.strategy);
+  replaying.begin_iteration(0, 0);
+  const run_record& r = exec.run(sc, replaying);
+  const std::string recorded =
+      t.found ? fmt::format("{}: {}", to_string(t.found->kind), t.found->message) : std::string("a crash");
+  if (!replaying.stop_reason().empty())
+    return fmt::format("the replay diverged from the trace ({}); the trace recorded {}", replaying.stop_reason(),
+                       recorded);
+  return fmt::format("the replay ended after {} steps without the crash the trace recorded ({})", r.steps, recorded);
+}
+
+}  // namespace heddle::lincheck::detail
