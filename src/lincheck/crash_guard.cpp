@@ -157,7 +157,7 @@ void crash_guard::on_fatal_signal(int sig) noexcept {
   if (buffer_ != nullptr && handover_ != nullptr && totals_ != nullptr) {
     const crash_counts counts{exec_.runs_started(), totals_->steps, totals_->atomic_steps, totals_->memory_steps,
                               std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count()};
-    if (handover_->hand_over(scenario_index_, sig, counts)) {
+    if (handover_->hand_over(scenario_index_, sig, counts, exec_)) {
       ::raise(sig);
       return;
     }

@@ -52,8 +52,11 @@ struct crash_counts {
 // Takes a crash over from the handler of the process that is dying of it.
 class crash_handover {
  public:
-  // Async-signal-safe. True when the crash was reported by someone else.
-  virtual bool hand_over(std::size_t scenario_index, int sig, const crash_counts& counts) noexcept = 0;
+  // Async-signal-safe. `exec` has the run in flight (its scenario, which may
+  // be a minimization candidate of generated scenario `scenario_index`, and
+  // its decisions so far). True when the crash was reported by someone else.
+  virtual bool hand_over(std::size_t scenario_index, int sig, const crash_counts& counts,
+                         const executor& exec) noexcept = 0;
 
  protected:
   ~crash_handover() = default;

@@ -34,6 +34,13 @@ struct crash_supervisor::shared_state {
   std::size_t scenario_index = 0;
   int signal = 0;
   crash_counts counts;
+  // The crashed run's scenario, as the calls of generated scenario
+  // `scenario_index` it kept: init's size and ids, the number of threads,
+  // each thread's size and ids, post's size and ids (0 values: not known).
+  // Its decisions so far are in the entries array (`entries` of them).
+  static constexpr std::size_t kept_capacity = 512;
+  std::uint64_t kept[kept_capacity] = {};
+  std::size_t kept_size = 0;
   std::atomic<int> reported{0};
   // The attempt in flight: how it died, whether it was following a recorded
   // schedule then, its run's decisions in scenario terms.
@@ -87,17 +94,6 @@ class streaming_observer final : public run_observer {
   const workspace& w_;
 };
 
-const actor* find_actor(const scenario& sc, std::size_t id) {
-  for (const actor& a : sc.init)
-    if (a.id == id) return &a;
-  for (const auto& t : sc.threads)
-    for (const actor& a : t)
-      if (a.id == id) return &a;
-  for (const actor& a : sc.post)
-    if (a.id == id) return &a;
-  return nullptr;
-}
-
 std::string thread_name(std::size_t thread) { return thread == 0 ? "init/post" : fmt::format("T{}", thread); }
 
 class standby {
@@ -115,9 +111,15 @@ class standby {
     // depends only on the seed.
     const std::uint64_t seed = heddle::detail::iteration_seed(d_.opts.seed, index_);
     random_source r(seed);
-    scenario sc = generate_scenario(d_.erased, d_.opts, r);
-    original_calls_ = sc.calls();
-    std::optional<crashing_run> best = attempt(sc, nullptr, seed);
+    const scenario generated = generate_scenario(d_.erased, d_.opts, r);
+    original_calls_ = generated.calls();
+    // The crashed run itself (a minimization candidate, perhaps), its
+    // decisions followed first; else the generated scenario, explored.
+    std::vector<schedule_entry> crashed_schedule;
+    std::optional<scenario> crashed = crashed_scenario(generated);
+    if (crashed) crashed_schedule.assign(w_.entries, w_.entries + s.entries.load());
+    std::optional<crashing_run> best =
+        crashed ? attempt(*crashed, &crashed_schedule, seed) : attempt(generated, nullptr, seed);
     if (!best) return false;
     if (d_.opts.minimize) shrink(*best, seed);
 
@@ -136,6 +138,34 @@ class standby {
   }
 
  private:
+  // The crashed run's scenario the crashed process handed over, if it did
+  // and its calls are the generated scenario's.
+  std::optional<scenario> crashed_scenario(const scenario& generated) const {
+    const crash_supervisor::shared_state& s = *w_.state;
+    std::size_t k = 0;
+    bool fits = true;
+    const auto next = [&]() -> std::uint64_t {
+      if (k < s.kept_size) return s.kept[k++];
+      fits = false;
+      return 0;
+    };
+    const auto part = [&](std::vector<actor>& out) {
+      for (std::uint64_t n = next(); fits && n > 0; --n) {
+        const actor* a = find_call(generated, next());
+        if (a == nullptr) fits = false;
+        else out.push_back(*a);
+      }
+    };
+    if (s.kept_size == 0) return std::nullopt;
+    scenario sc;
+    part(sc.init);
+    const std::uint64_t threads = next();
+    for (std::uint64_t t = 0; fits && t < threads; ++t) part(sc.threads.emplace_back());
+    part(sc.post);
+    if (!fits || k != s.kept_size) return std::nullopt;
+    return sc;
+  }
+
   // Runs `sc` in a process of its own: following `follow` first if given,
   // then fresh schedules from `seed`. The run if it died of the signal.
   std::optional<crashing_run> attempt(const scenario& sc, const std::vector<schedule_entry>* follow,
@@ -197,7 +227,7 @@ class standby {
   }
 
   std::string crash_message(const crashing_run& c) const {
-    const actor* a = c.call == no_actor ? nullptr : find_actor(c.sc, c.call);
+    const actor* a = c.call == no_actor ? nullptr : find_call(c.sc, c.call);
     if (a == nullptr)
       return fmt::format("{} outside the calls (building or destroying the object)", signal_description(signal_));
     return fmt::format("{} in the call {}({}) [{}]", signal_description(signal_), names_[a->op], a->args->text(),
@@ -234,16 +264,21 @@ class standby {
     }
     if (child > 0) (void)heddle::detail::wait_for_child(child, std::max(deadline_, steady::now() + std::chrono::seconds(5)));
     if (const std::uint64_t n = s.text_size.load(std::memory_order_acquire); n > 0) return std::string(w_.text, n);
-    // The interleaving could not be had: the scenario and why, at least.
-    return fmt::format("heddle lincheck: crash in scenario {} of {}\n\nScenario:\n{}\nWhy: {}\n", index_ + 1,
-                       d_.opts.scenarios, scenario_text(names_, c.sc), message);
+    // The interleaving could not be had (the run crashed before its last
+    // decision, or while being stopped): the scenario and why, at least.
+    return fmt::format("heddle lincheck: crash in scenario {} of {}{}\n\nScenario:\n{}\nWhy: {}\n", index_ + 1,
+                       d_.opts.scenarios,
+                       c.sc.calls() != original_calls_
+                           ? fmt::format(" (minimized from {} calls to {})", original_calls_, c.sc.calls())
+                           : "",
+                       scenario_text(names_, c.sc), message);
   }
 
   // The call that crashed had not returned; if it had not even started at
   // the last decision (it crashed at its very beginning), it is added, so
   // the interleaving shows it as never returned.
   static void mark_crashing_call(failing_run& f, const crashing_run& c) {
-    const actor* a = c.call == no_actor ? nullptr : find_actor(c.sc, c.call);
+    const actor* a = c.call == no_actor ? nullptr : find_call(c.sc, c.call);
     if (a == nullptr) return;
     for (const call_record& r : f.run.calls)
       if (r.thread == c.thread && r.pending()) return;
@@ -389,11 +424,39 @@ crash_supervisor::~crash_supervisor() {
   }
 }
 
-bool crash_supervisor::hand_over(std::size_t scenario_index, int sig, const crash_counts& counts) noexcept {
+bool crash_supervisor::hand_over(std::size_t scenario_index, int sig, const crash_counts& counts,
+                                 const executor& exec) noexcept {
   if (standby_ < 0) return false;
   shared_->scenario_index = scenario_index;
   shared_->signal = sig;
   shared_->counts = counts;
+  // The run in flight, copied without allocating: what to follow first.
+  shared_->kept_size = 0;
+  shared_->entries.store(0);
+  if (const scenario* sc = exec.running()) {
+    std::size_t k = 0;
+    const auto put = [&](std::uint64_t v) {
+      if (k < shared_state::kept_capacity) shared_->kept[k] = v;
+      ++k;
+    };
+    const auto part = [&](const std::vector<actor>& calls) {
+      put(calls.size());
+      for (const actor& a : calls) put(a.id);
+    };
+    part(sc->init);
+    put(sc->threads.size());
+    for (const auto& t : sc->threads) part(t);
+    part(sc->post);
+    if (k <= shared_state::kept_capacity) {
+      shared_->kept_size = k;
+      const std::vector<schedule_entry>& schedule = exec.last_run().schedule;
+      const std::uint64_t capacity = capacity_for(declaration_.opts);
+      const std::uint64_t n = std::min<std::uint64_t>(schedule.size(), capacity);
+      auto* entries = reinterpret_cast<schedule_entry*>(static_cast<char*>(region_->data()) + sizeof(shared_state));
+      std::copy_n(schedule.data(), n, entries);
+      shared_->entries.store(n);
+    }
+  }
   if (::write(requests_, "c", 1) != 1) return false;
   char answer = 0;
   ssize_t n = 0;

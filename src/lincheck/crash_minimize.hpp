@@ -4,10 +4,14 @@
 // check() starts a standby process (a fork, idle on a pipe) before its first
 // scenario: a copy of the process as it was before any scenario ran. When a
 // run dies of a fatal signal, the crash guard's handler hands the crash over
-// (scenario index, signal and runs through shared memory, a byte through the
-// pipe) and waits for the answer. The standby regenerates the scenario from
-// the seed and runs it in a process of its own, to reproduce the crash and
-// record its decisions; then it shrinks the scenario as minimize() shrinks a
+// through shared memory (the generated scenario's index, the signal, the
+// crashed run's calls as that scenario's actor ids and its decisions so far,
+// copied without allocating) and a byte through the pipe, and waits for the
+// answer. The standby regenerates the scenario from the seed, keeps the
+// crashed run's calls (it may have been a minimization candidate of a
+// non-crash failure), and runs it in a process of its own, following the
+// handed-over decisions first and exploring from the scenario's seed next, to
+// reproduce the crash and record its decisions; then it shrinks it as minimize() shrinks a
 // failure (scenario.hpp's removals(): the crashing schedule followed first,
 // fresh schedules next), each candidate in a process of its own, kept when
 // it dies of the same signal. The smallest scenario is reported with its
@@ -18,8 +22,9 @@
 //
 // Contract: without a crash, the standby costs one fork; it exits when check()
 // ends or the process dies (its pipe closes). When the crash does not come
-// back in a process of its own (a crash that depends on more than the seed),
-// the standby says no and the guard reports the crash as it always did.
+// back in a process of its own (a crash that depends on more than the
+// scenario and the schedule), the standby says no and the guard reports the
+// crash as it always did.
 // Minimization stops after `time_limit`; an attempt still running then is
 // killed. The crashed process waits for all of it.
 #pragma once
@@ -55,7 +60,8 @@ class crash_supervisor final : public crash_handover {
   crash_supervisor(const crash_supervisor&) = delete;
   crash_supervisor& operator=(const crash_supervisor&) = delete;
 
-  bool hand_over(std::size_t scenario_index, int sig, const crash_counts& counts) noexcept override;
+  bool hand_over(std::size_t scenario_index, int sig, const crash_counts& counts,
+                 const executor& exec) noexcept override;
 
   struct shared_state;
 

@@ -3,7 +3,6 @@
 #include "lincheck/crash_trace.hpp"
 
 #include <charconv>
-#include <map>
 
 #include <fmt/format.h>
 
@@ -26,6 +25,17 @@ std::string ids(std::string_view part, const std::vector<actor>& actors) {
 }
 
 }  // namespace
+
+const actor* find_call(const scenario& sc, std::size_t id) {
+  for (const actor& a : sc.init)
+    if (a.id == id) return &a;
+  for (const auto& t : sc.threads)
+    for (const actor& a : t)
+      if (a.id == id) return &a;
+  for (const actor& a : sc.post)
+    if (a.id == id) return &a;
+  return nullptr;
+}
 
 std::vector<std::string> kept_calls(const scenario& sc) {
   std::vector<std::string> out{std::string(tag), ids("init", sc.init)};
@@ -51,11 +61,6 @@ scenario scenario_of(const declaration& d, const trace& t, const std::string& pa
     throw usage_error(fmt::format("trace '{}' was not recorded by a lincheck crash (it names no lincheck scenario)", path));
   random_source r(heddle::detail::iteration_seed(t.header.seed, t.header.iteration));
   const scenario generated = generate_scenario(d.erased, options_of(d, t), r);
-  std::map<std::size_t, const actor*> by_id;
-  for (const actor& c : generated.init) by_id[c.id] = &c;
-  for (const auto& thread : generated.threads)
-    for (const actor& c : thread) by_id[c.id] = &c;
-  for (const actor& c : generated.post) by_id[c.id] = &c;
 
   const auto bad = [&](const std::string& what) {
     return usage_error(fmt::format("trace '{}' does not fit test {}'s declaration: {}", path, t.header.test, what));
@@ -69,11 +74,11 @@ scenario scenario_of(const declaration& d, const trace& t, const std::string& pa
       const std::string_view number = rest.substr(0, comma);
       std::size_t id = 0;
       const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), id);
-      const auto found = by_id.find(id);
-      if (ec != std::errc{} || end != number.data() + number.size() || found == by_id.end())
+      const actor* found = ec == std::errc{} && end == number.data() + number.size() ? find_call(generated, id) : nullptr;
+      if (found == nullptr)
         throw bad(fmt::format("scenario {} of seed {:#x} has no call {}", t.header.iteration + 1, t.header.seed,
                               number));
-      out.push_back(*found->second);
+      out.push_back(*found);
       rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
     }
     return out;

@@ -20,6 +20,9 @@
 
 namespace heddle::lincheck::detail {
 
+// The call of `sc` with actor id `id`, or null.
+const actor* find_call(const scenario& sc, std::size_t id);
+
 // The header's `arguments` for scenario `sc`.
 std::vector<std::string> kept_calls(const scenario& sc);
 

@@ -177,6 +177,7 @@ void executor::body(const scenario& sc) {
   }
   for (operation_id id : ids) heddle::join(id);
   for (const actor& a : sc.post) invoke(*object, a, 0, part::post);
+  position_[0] = no_actor;  // what follows (the object's destructor) is in no call
 }
 
 const run_record& executor::run(const scenario& sc, strategy& chooser) {
@@ -193,7 +194,9 @@ const run_record& executor::run(const scenario& sc, strategy& chooser) {
   in_call_.assign(sc.threads.size() + 1, false);
   if (observer_ != nullptr) observer_->begin_run();
   recording_strategy recorder(chooser, *this);
+  running_ = &sc;
   const heddle::detail::iteration_outcome& outcome = engine_.run(recorder, [this, &sc] { body(sc); });
+  running_ = nullptr;
   record_.found = outcome.found;
   record_.hit_max_steps = outcome.hit_max_steps;
   record_.stopped = outcome.stopped.has_value();

@@ -97,6 +97,8 @@ class executor {
   std::size_t position(std::size_t thread) const { return thread < position_.size() ? position_[thread] : no_actor; }
   bool in_call(std::size_t thread) const { return thread < in_call_.size() && in_call_[thread]; }
   run_record& record() { return record_; }
+  // The scenario of the run in flight (null between runs).
+  const scenario* running() const { return running_; }
   void observe(run_observer* o) { observer_ = o; }
   run_observer* observer() const { return observer_; }
 
@@ -116,6 +118,7 @@ class executor {
   std::vector<std::size_t> position_;   // index = thread
   std::vector<bool> in_call_;           // index = thread
   run_observer* observer_ = nullptr;
+  const scenario* running_ = nullptr;
 };
 
 }  // namespace heddle::lincheck::detail
