@@ -297,6 +297,9 @@ void prepare_children(const options& o) {
   // the real pthread_create); and pinning the way its iterations pin, so the
   // pthread_self and pthread_setaffinity_np behind it are looked up here too.
   detail::thread_backend warm(operation_stack_size(o));
+  // And the engine's (its terminate handler), which a child would otherwise
+  // install again in every iteration.
+  { const detail::engine warm_engine(warm, {}); }
   const int cpu = ::sched_getcpu();
   if (cpu < 0) return;
   cpu_set_t set;
