@@ -9,8 +9,13 @@
 //                    (target >= 2,000/s on one core), with the environment
 //                    `heddle run` gives a program (LD_BIND_NOW=1); and the CPU
 //                    time per iteration of the fork server and its children.
+//   fixed costs      with a floor program (pushbutton_floor.c): the same for a
+//                    main that returns at once and for one that starts and
+//                    joins one thread, and the CPU time of a bare fork, _exit
+//                    and waitpid of a process with the same libraries (what no
+//                    fork server can go below on this machine).
 //
-//   pushbutton_bench <program> [fork-server-runs]
+//   pushbutton_bench <program> [fork-server-runs] [floor-program]
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -68,14 +73,14 @@ double cpu_seconds_of_children() {
 // server and its children, which it waits for) is the figure to compare on a
 // loaded machine: other processes stretch the wall time, much less the CPU
 // time the run itself takes.
-fork_server_figures measure_fork_server(const std::string& program, int runs) {
+fork_server_figures measure_fork_server(const std::string& program, int runs, const std::string& arguments = "") {
   constexpr int iterations = 2000;
   std::vector<double> rates, cpu;
   for (int run = 0; run < runs; ++run) {
     // LD_BIND_NOW=1 as `heddle run` sets it (tools/heddle/pushbutton.cpp).
     const std::string command = "env LD_BIND_NOW=1 HEDDLE_RUN=1 HEDDLE_ITERATIONS=" + std::to_string(iterations) +
                                 " HEDDLE_STRATEGY=random HEDDLE_OUT= HEDDLE_RUN_FORMAT=json '" + program +
-                                "' 2>/dev/null";
+                                "' " + arguments + " 2>/dev/null";
     const double cpu_before = cpu_seconds_of_children();
     FILE* out = ::popen(command.c_str(), "r");
     std::string text;
@@ -91,6 +96,20 @@ fork_server_figures measure_fork_server(const std::string& program, int runs) {
     cpu.push_back((cpu_seconds_of_children() - cpu_before) * 1e6 / iterations);
   }
   return {median(rates), median(cpu)};
+}
+
+// The floor program's bare fork loop (pushbutton_floor.c): median over `runs`
+// runs of 2,000 forks of the CPU time of one.
+double fork_floor_us(const std::string& floor_program, int runs) {
+  std::vector<double> cpu;
+  for (int run = 0; run < runs; ++run) {
+    FILE* out = ::popen(("'" + floor_program + "' forks 2000").c_str(), "r");
+    char line[64] = {};
+    if (out == nullptr) return 0;
+    if (std::fgets(line, sizeof line, out) != nullptr) cpu.push_back(std::atof(line));
+    ::pclose(out);
+  }
+  return cpu.empty() ? 0 : median(cpu);
 }
 
 }  // namespace
@@ -109,5 +128,14 @@ int main(int argc, char** argv) {
               "%.0f us of CPU per iteration (%.0f iterations per CPU-second)\n",
               forks.iterations_per_second, forks.cpu_us_per_iteration,
               forks.cpu_us_per_iteration > 0 ? 1e6 / forks.cpu_us_per_iteration : 0.0);
+  if (argc > 3) {
+    const int runs = std::atoi(argv[2]);
+    const fork_server_figures empty = measure_fork_server(argv[3], runs);
+    const fork_server_figures thread = measure_fork_server(argv[3], runs, "thread");
+    std::printf("fixed costs: fork server, empty main: %.0f iterations/s, %.0f us of CPU per iteration; main with one "
+                "thread: %.0f iterations/s, %.0f us; bare fork + _exit + waitpid: %.0f us of CPU\n",
+                empty.iterations_per_second, empty.cpu_us_per_iteration, thread.iterations_per_second,
+                thread.cpu_us_per_iteration, fork_floor_us(argv[3], runs));
+  }
   return 0;
 }
