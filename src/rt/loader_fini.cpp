@@ -57,6 +57,22 @@ int collect_kept(dl_phdr_info* info, std::size_t, void* out) {
   return 0;
 }
 
+// `object` as the loader has it now, if it is still loaded: a destructor run
+// before may have unloaded it (dlclose), and its code with it.
+struct lookup {
+  const dl_phdr_info* wanted;
+  dl_phdr_info found;
+  bool present;
+};
+
+int find_again(dl_phdr_info* info, std::size_t, void* out) {
+  auto& l = *static_cast<lookup*>(out);
+  if (info->dlpi_addr != l.wanted->dlpi_addr || info->dlpi_phdr != l.wanted->dlpi_phdr) return 0;
+  l.found = *info;
+  l.present = true;
+  return 1;
+}
+
 }  // namespace
 
 void set_loader_fini(void (*fini)()) noexcept { the_loader_fini = fini; }
@@ -84,7 +100,11 @@ void loader_fini() {
   }
   std::vector<dl_phdr_info> kept;
   ::dl_iterate_phdr(&collect_kept, &kept);
-  for (const dl_phdr_info& info : kept) run_destructors(info);
+  for (const dl_phdr_info& info : kept) {
+    lookup again{&info, {}, false};
+    ::dl_iterate_phdr(&find_again, &again);
+    if (again.present) run_destructors(again.found);
+  }
 }
 
 }  // namespace heddle::rt

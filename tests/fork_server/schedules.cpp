@@ -17,16 +17,24 @@
 //       thread it starts, recursing without end) through the fork server: a
 //       stack overflow of the operation, on the child's initial thread (main)
 //       as on a pool thread, whose trace replays to the same bug.
+//   fork_server_schedules unload <out-dir>
+//       three iterations of "unload" (main loads libz with dlopen; the
+//       program's destructor unloads it and writes a line to a file): the
+//       child's exit runs the program's destructor each time, and does not
+//       call the destructors of the library the destructor unloaded.
 //
 // The program: three threads and main on a pthread mutex and a C11 atomic,
 // with no heddle header. In process each iteration's body is what the fork
 // server's child runs: main as the main thread, then exit's scheduling point.
+#include <dlfcn.h>
 #include <pthread.h>
 #include <sys/wait.h>
 
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <string_view>
 
@@ -94,6 +102,20 @@ int overflow_main(bool in_thread) {
   pthread_create(&t, nullptr, recurse_in_thread, nullptr);
   pthread_join(t, nullptr);
   return 0;
+}
+
+// "unload": a library loaded by main and unloaded by the program's destructor.
+void* loaded_library = nullptr;
+
+__attribute__((destructor)) void unload_library() {
+  if (loaded_library == nullptr) return;
+  if (::dlclose(loaded_library) != 0) std::abort();
+  if (const char* marker = std::getenv("FORK_SERVER_TEST_MARKER"); marker != nullptr) {
+    if (FILE* f = std::fopen(marker, "a"); f != nullptr) {
+      std::fputs("unloaded\n", f);
+      std::fclose(f);
+    }
+  }
 }
 
 struct schedule {
@@ -252,9 +274,38 @@ int overflow(const char* self, const std::string& where, const std::string& out_
   return 0;
 }
 
+// The program's destructor ran in each of three children (its marker lines)
+// and none of them crashed on the library it unloaded.
+int unload(const char* self, const std::string& out_dir) {
+  std::filesystem::create_directories(out_dir);
+  const std::string marker = out_dir + "/unloaded";
+  std::filesystem::remove(marker);
+  const nlohmann::json j = run_fork_server("HEDDLE_ITERATIONS=3 HEDDLE_STRATEGY=random HEDDLE_OUT= "
+                                           "FORK_SERVER_TEST_MARKER='" + marker + "'",
+                                           self, "unload");
+  std::ifstream in(marker);
+  int lines = 0;
+  for (std::string line; std::getline(in, line);) lines += line == "unloaded" ? 1 : 0;
+  if (j.value("status", "") != "passed" || lines != 3) {
+    std::fprintf(stderr, "expected 3 clean iterations, each unloading the library in the program's destructor; got "
+                         "%d marker line(s) and %s\n", lines, j.dump().c_str());
+    return 1;
+  }
+  std::printf("3 iterations, each child ran the program's destructor, which unloaded libz\n");
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 3 && std::string_view(argv[1]) == "unload") {
+    try {
+      return unload(argv[0], argv[2]);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "%s\n", e.what());
+      return 1;
+    }
+  }
   if (argc == 4 && std::string_view(argv[1]) == "overflow" &&
       (std::string_view(argv[2]) == "main" || std::string_view(argv[2]) == "thread")) {
     try {
@@ -275,9 +326,13 @@ int main(int argc, char** argv) {
   const bool comparing = argc == 5 && std::string_view(argv[1]) == "compare";
   const std::string_view program = comparing ? argv[4] : argc > 1 ? argv[1] : "short";
   if (program == "overflow_main" || program == "overflow_thread") return overflow_main(program == "overflow_thread");
+  if (program == "unload") {
+    loaded_library = ::dlopen("libz.so.1", RTLD_NOW);
+    return loaded_library != nullptr ? 0 : 4;
+  }
   if (program != "short" && program != "long" && program != "long_abort") {
     std::fprintf(stderr, "usage: fork_server_schedules [compare <strategy> <iterations>] short|long | crash <dir> | "
-                         "overflow main|thread <dir>\n");
+                         "overflow main|thread <dir> | unload <dir>\n");
     return 2;
   }
   rounds = program == "short" ? 3 : 1500;
