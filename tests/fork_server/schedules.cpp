@@ -35,6 +35,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -295,34 +296,24 @@ int unload(const char* self, const std::string& out_dir) {
   return 0;
 }
 
+// A check's status; an exception (a run that could not be made) fails it.
+int checked(const std::function<int()>& check) {
+  try {
+    return check();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return 1;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc == 3 && std::string_view(argv[1]) == "unload") {
-    try {
-      return unload(argv[0], argv[2]);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "%s\n", e.what());
-      return 1;
-    }
-  }
-  if (argc == 4 && std::string_view(argv[1]) == "overflow" &&
-      (std::string_view(argv[2]) == "main" || std::string_view(argv[2]) == "thread")) {
-    try {
-      return overflow(argv[0], argv[2], argv[3]);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "%s\n", e.what());
-      return 1;
-    }
-  }
-  if (argc == 3 && std::string_view(argv[1]) == "crash") {
-    try {
-      return crash(argv[0], argv[2]);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "%s\n", e.what());
-      return 1;
-    }
-  }
+  const std::string_view mode = argc > 1 ? argv[1] : "";
+  if (argc == 3 && mode == "unload") return checked([&] { return unload(argv[0], argv[2]); });
+  if (argc == 4 && mode == "overflow" && (std::string_view(argv[2]) == "main" || std::string_view(argv[2]) == "thread"))
+    return checked([&] { return overflow(argv[0], argv[2], argv[3]); });
+  if (argc == 3 && mode == "crash") return checked([&] { return crash(argv[0], argv[2]); });
   const bool comparing = argc == 5 && std::string_view(argv[1]) == "compare";
   const std::string_view program = comparing ? argv[4] : argc > 1 ? argv[1] : "short";
   if (program == "overflow_main" || program == "overflow_thread") return overflow_main(program == "overflow_thread");
@@ -341,10 +332,5 @@ int main(int argc, char** argv) {
     std::abort();
   }
   if (!comparing) return program_main();
-  try {
-    return compare(argv[0], argv[2], std::strtoull(argv[3], nullptr, 10), argv[4]);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "%s\n", e.what());
-    return 1;
-  }
+  return checked([&] { return compare(argv[0], argv[2], std::strtoull(argv[3], nullptr, 10), argv[4]); });
 }
