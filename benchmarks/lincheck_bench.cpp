@@ -1,5 +1,8 @@
 // lincheck's verifier cost (docs/performance.md, "Linearizability checking"):
-// checks per second of histories of T threads x 5 calls on a queue, T = 2, 3, 4.
+// checks per second of histories of T threads x 5 calls on a queue, T = 2, 3, 4;
+// and what a whole check() call costs (`check_call`: 1 scenario, which is
+// mostly the fixed cost of a call, such as forking the standby process that
+// takes a crash over; and 20 scenarios), 10 runs per scenario, in wall time.
 //
 // Histories are made the way a passing test makes them: each thread invokes
 // its calls one after another, every call takes effect at a random point
@@ -92,8 +95,22 @@ void check_histories(benchmark::State& state, bool violate) {
 void linearizable(benchmark::State& state) { check_histories(state, false); }
 void violation(benchmark::State& state) { check_histories(state, true); }
 
+void check_call(benchmark::State& state) {
+  const heddle::lincheck::declaration d = examples::queue_spec<examples::fixed_queue>()
+                                              .scenarios(static_cast<std::size_t>(state.range(0)))
+                                              .iterations(10)
+                                              .print_report(false);
+  for (auto _ : state) {
+    const auto r = heddle::lincheck::check(d);
+    if (r.failure) state.SkipWithError("the fixed queue failed");
+    benchmark::DoNotOptimize(r);
+  }
+  state.counters["calls/s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+}
+
 }  // namespace
 
+BENCHMARK(check_call)->ArgName("scenarios")->Arg(1)->Arg(20)->UseRealTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(linearizable)->ArgName("threads_x5")->Arg(2)->Arg(3)->Arg(4);
 BENCHMARK(violation)->ArgName("threads_x5")->Arg(2)->Arg(3)->Arg(4);
 BENCHMARK_MAIN();

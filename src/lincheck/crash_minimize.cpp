@@ -2,6 +2,7 @@
 #include "lincheck/crash_minimize.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <fstream>
@@ -36,7 +37,7 @@ struct crash_supervisor::shared_state {
   crash_counts counts;
   // The crashed run's scenario, as the calls of generated scenario
   // `scenario_index` it kept: init's size and ids, the number of threads,
-  // each thread's size and ids, post's size and ids (0 values: not known).
+  // each thread's size and ids, post's size and ids; kept_size 0: none.
   // Its decisions so far are in the entries array (`entries` of them).
   static constexpr std::size_t kept_capacity = 512;
   std::uint64_t kept[kept_capacity] = {};
@@ -253,7 +254,7 @@ class standby {
         prefix.begin_iteration(0, 0);
         failing_run f{c.sc, exec.run(c.sc, prefix), judgement{"crash", bug_kind::crash, message}, reductions_,
                       reductions_on_schedule_};
-        mark_crashing_call(f, c);
+        mark_crash(f, c);
         const std::string text = format_report(names_, f, d_.opts, index_, original_calls_, true);
         const std::size_t n = std::min(text.size(), text_capacity);
         std::copy_n(text.data(), n, w_.text);
@@ -274,26 +275,31 @@ class standby {
                        scenario_text(names_, c.sc), message);
   }
 
-  // The call that crashed had not returned; if it had not even started at
-  // the last decision (it crashed at its very beginning), it is added, so
-  // the interleaving shows it as never returned.
-  static void mark_crashing_call(failing_run& f, const crashing_run& c) {
+  // Where the run crashed, as a row in the crashing thread's column. The
+  // call that crashed had not returned; if it had not even started at the
+  // last decision (it crashed at its very beginning), it is added first.
+  void mark_crash(failing_run& f, const crashing_run& c) const {
+    if (c.thread == no_thread || c.thread > c.sc.threads.size()) return;
     const actor* a = c.call == no_actor ? nullptr : find_call(c.sc, c.call);
-    if (a == nullptr) return;
-    for (const call_record& r : f.run.calls)
-      if (r.thread == c.thread && r.pending()) return;
-    call_record r;
-    r.op = a->op;
-    r.args = a->args;
-    r.thread = c.thread;
-    const bool in_post =
-        std::any_of(c.sc.post.begin(), c.sc.post.end(), [&](const actor& p) { return p.id == a->id; });
-    r.part = c.thread != 0 ? part::parallel : in_post ? part::post : part::init;
-    std::uint64_t last = 0;
-    for (const call_record& earlier : f.run.calls) last = std::max({last, earlier.invoked, earlier.responded.value_or(0)});
-    r.invoked = last + 1;
-    f.run.events.push_back({interleaving_event::kind::invoke, c.thread, f.run.calls.size(), {}});
-    f.run.calls.push_back(std::move(r));
+    const bool started =
+        std::any_of(f.run.calls.begin(), f.run.calls.end(), [&](const call_record& r) { return r.thread == c.thread && r.pending(); });
+    if (a != nullptr && !started) {
+      call_record r;
+      r.op = a->op;
+      r.args = a->args;
+      r.thread = c.thread;
+      const bool in_post =
+          std::any_of(c.sc.post.begin(), c.sc.post.end(), [&](const actor& p) { return p.id == a->id; });
+      r.part = c.thread != 0 ? part::parallel : in_post ? part::post : part::init;
+      std::uint64_t last = 0;
+      for (const call_record& earlier : f.run.calls)
+        last = std::max({last, earlier.invoked, earlier.responded.value_or(0)});
+      r.invoked = last + 1;
+      f.run.events.push_back({interleaving_event::kind::invoke, c.thread, f.run.calls.size(), {}});
+      f.run.calls.push_back(std::move(r));
+    }
+    f.run.events.push_back(
+        {interleaving_event::kind::switched, c.thread, 0, fmt::format("crashed: {}", signal_description(signal_))});
   }
 
   // The trace `heddle replay` replays (crash_trace.hpp); its path, or empty
@@ -415,13 +421,25 @@ crash_supervisor::crash_supervisor(const declaration& d, crash_destination where
   replies_ = replies[0];
 }
 
+namespace {
+// A standby killed but not yet waited for: reaped when the next one is, so
+// check() does not wait for the kill to land (a scheduling delay on a busy
+// machine) and at most one such process is left over.
+std::atomic<pid_t> unreaped{-1};
+
+void reap(pid_t pid) {
+  while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+  }
+}
+}  // namespace
+
 crash_supervisor::~crash_supervisor() {
   if (standby_ < 0) return;
   ::close(requests_);
   ::close(replies_);
   ::kill(standby_, SIGKILL);
-  while (::waitpid(standby_, nullptr, 0) < 0 && errno == EINTR) {
-  }
+  if (::waitpid(standby_, nullptr, WNOHANG) == standby_) return;
+  if (const pid_t earlier = unreaped.exchange(standby_); earlier > 0) reap(earlier);
 }
 
 bool crash_supervisor::hand_over(std::size_t scenario_index, int sig, const crash_counts& counts,

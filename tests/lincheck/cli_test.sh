@@ -77,7 +77,7 @@ case $case_name in
     expect_stderr "(minimized from 6 calls to 3;"
     expect_stderr "init: put("
     expect_stderr "| take() | take() |"
-    expect_stderr "(never returned)"
+    expect_stderr "(crashed: SIGSEGV (invalid memory access))"
     expect_stderr "Why: SIGSEGV (invalid memory access) in the call take() [T"
     trace=out/lincheck_crash.take_after_take/bug-1.json
     [[ -f $trace ]] || fail "no trace at $trace"

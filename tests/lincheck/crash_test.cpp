@@ -13,11 +13,12 @@ namespace {
 TEST(lincheck_crash_death, check_minimizes_a_crash_and_dies_of_it) {
   // The report's lines in order: the minimized scenario has put() before
   // the parallel part and one take() in each of its two threads; the
-  // interleaving ends with the take() that never returned.
+  // interleaving shows where a take() crashed, and that it never returned.
   EXPECT_EXIT((void)heddle::lincheck::check(racy::slot_spec()), testing::KilledBySignal(SIGSEGV),
               "heddle lincheck: crash in scenario [0-9]+ of 100 \\(minimized from 6 calls to 3;.*"
               "init: put\\([0-9]\\).*"
               "\\| take\\(\\) \\| take\\(\\) \\|.*"
+              "\\(crashed: SIGSEGV \\(invalid memory access\\)\\).*"
               "\\(never returned\\).*"
               "Why: SIGSEGV \\(invalid memory access\\) in the call take\\(\\) \\[T[12]\\]");
 }
