@@ -12,12 +12,25 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
+#include <type_traits>
+#include <new>
+#include <cstddef>
 #include <exception>
 #include <functional>
 #include <source_location>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
+
+// Model code inlined from heddle's headers into a program built with
+// -fsanitize=thread must not be instrumented: its loads and stores are heddle's
+// bookkeeping, not the program's, and would be reported as data races and
+// become memory scheduling points. GCC and Clang do not inline a function with
+// this attribute into instrumented code (it stays one call there); everywhere
+// else it inlines as usual.
+#define HEDDLE_MODEL_INLINE __attribute__((no_sanitize("thread")))
 
 namespace heddle {
 
@@ -71,6 +84,15 @@ using operation_id = std::uint32_t;
 using object_id = std::uint32_t;
 
 namespace detail {
+// An object of the running iteration as the engine keeps it. Its layout is
+// here, not in the engine, so that the models' most frequent questions (who
+// owns this mutex, does anybody wait for it) are answered inline.
+struct object_state {
+  object_kind kind = object_kind::none;
+  operation_id owner = 0;
+  std::vector<operation_id> waiters;  // invariant: each waiter has this id in its waiting_on
+};
+
 // The controlled iteration as this OS thread sees it, kept current by the
 // engine, so that the questions models ask on every call (am I under control,
 // who runs, is this resource from this iteration) are a load, not a call.
@@ -79,8 +101,20 @@ struct control_block {
   std::uint32_t epoch = 0;   // the running iteration's number; 0 outside control
   operation_id running = 0;  // the running operation; 0 is the scheduler
   bool unwinding = false;    // the engine is unwinding the iteration's operations
+  // The engine's object table (index = object id), valid while `engine` is set.
+  object_state* objects = nullptr;
 };
 inline thread_local control_block control;
+
+// The engine's side of signal() when somebody waits (engine.cpp).
+void signal_waiters(object_id object);
+
+// resource::set_owner and heddle::signal for a model that holds the id of a
+// resource registered in the running iteration already (its hot path).
+HEDDLE_MODEL_INLINE inline void set_owner(object_id object, operation_id op) noexcept { control.objects[object].owner = op; }
+HEDDLE_MODEL_INLINE inline void signal(object_id object) {
+  if (!control.objects[object].waiters.empty()) [[unlikely]] signal_waiters(object);
+}
 }  // namespace detail
 
 // A thing operations can wait for. Cheap to construct; registered with the
@@ -94,16 +128,20 @@ class resource {
   resource& operator=(const resource&) = delete;
 
   // This resource's id in the running iteration (registers it on first use).
-  object_id id() const { return epoch_ == detail::control.epoch && epoch_ != 0 ? id_ : attach(); }
+  HEDDLE_MODEL_INLINE object_id id() const { return epoch_ == detail::control.epoch && epoch_ != 0 ? id_ : attach(); }
   // True when the resource was registered in an earlier iteration (or never):
   // a model holding controlled state should reset that state first.
-  bool stale() const noexcept { return epoch_ != detail::control.epoch || epoch_ == 0; }
+  HEDDLE_MODEL_INLINE bool stale() const noexcept { return epoch_ != detail::control.epoch || epoch_ == 0; }
   object_kind kind() const noexcept { return kind_; }
 
   // The operation that holds this resource, if the model knows one; used in
   // deadlock messages ("held by operation 1 (main)").
-  void set_owner(operation_id op) const;
-  operation_id owner() const;
+  HEDDLE_MODEL_INLINE void set_owner(operation_id op) const {
+    if (detail::control.engine != nullptr) detail::set_owner(id(), op);
+  }
+  HEDDLE_MODEL_INLINE operation_id owner() const {
+    return detail::control.engine != nullptr && !stale() ? detail::control.objects[id_].owner : 0;
+  }
 
  private:
   object_id attach() const;
@@ -122,10 +160,10 @@ enum class relation : std::uint8_t { spawn, continuation };
 using virtual_time = std::int64_t;
 
 // True inside a controlled iteration.
-inline bool in_control() noexcept { return detail::control.engine != nullptr; }
+HEDDLE_MODEL_INLINE inline bool in_control() noexcept { return detail::control.engine != nullptr; }
 
 // The running operation (0 outside control).
-inline operation_id current_operation() noexcept { return detail::control.running; }
+HEDDLE_MODEL_INLINE inline operation_id current_operation() noexcept { return detail::control.running; }
 
 namespace detail {
 // The engine's side of a scheduling point (engine.cpp): the running operation
@@ -138,18 +176,24 @@ void point(point_kind kind, object_id object, std::source_location loc);
 // operation is chosen again. Inline, so that a model's point is one call into
 // the engine: every frame between a model and the fiber switch is returned
 // through after each switch, where the return predictor has nothing to go on.
-inline void scheduling_point(point_kind kind, const resource& object,
+HEDDLE_MODEL_INLINE inline void scheduling_point(point_kind kind, const resource& object,
                              std::source_location loc = std::source_location::current()) {
   if (detail::control.running != 0) detail::point(kind, object.id(), loc);
 }
-inline void scheduling_point(point_kind kind, std::source_location loc = std::source_location::current()) {
+HEDDLE_MODEL_INLINE inline void scheduling_point(point_kind kind, std::source_location loc = std::source_location::current()) {
   if (detail::control.running != 0) detail::point(kind, 0, loc);
 }
 
 // Blocks the running operation until `r` is signalled (or, with a deadline, until
 // the strategy lets the deadline pass). Models re-check their own condition after
 // it returns: wake-ups follow Mesa semantics.
-wake_reason wait(const resource& r, std::source_location loc = std::source_location::current());
+namespace detail {
+wake_reason wait_one(object_id object, std::source_location loc);  // engine.cpp
+}  // namespace detail
+HEDDLE_MODEL_INLINE inline wake_reason wait(const resource& r, std::source_location loc = std::source_location::current()) {
+  if (detail::control.running == 0) return wake_reason::signaled;
+  return detail::wait_one(r.id(), loc);
+}
 wake_reason wait_until(const resource& r, virtual_time deadline,
                        std::source_location loc = std::source_location::current());
 // Blocks until every one of `rs` has been signalled since the call.
@@ -159,8 +203,11 @@ void wait_all(std::span<const resource* const> rs,
 std::size_t wait_any(std::span<const resource* const> rs,
                      std::source_location loc = std::source_location::current());
 
-// Re-enables every operation waiting on `r`.
-void signal(const resource& r);
+// Re-enables every operation waiting on `r`. Inline: most signals find nobody
+// waiting (an unlock nobody contends), and that is one load.
+HEDDLE_MODEL_INLINE inline void signal(const resource& r) {
+  if (detail::control.engine != nullptr) detail::signal(r.id());
+}
 // Re-enables one waiter of `r`, chosen by the strategy when there are several
 // (a recorded choice). Returns false when nobody waits.
 bool signal_one(const resource& r);
@@ -233,26 +280,26 @@ struct hb_listener {
 };
 inline hb_listener* hb = nullptr;
 }  // namespace detail
-inline void hb_acquire(const resource& r) {
+HEDDLE_MODEL_INLINE inline void hb_acquire(const resource& r) {
   if (detail::hb != nullptr && detail::control.running != 0) [[unlikely]] detail::hb->acquire(r.id(), false);
 }
-inline void hb_release(const resource& r) {
+HEDDLE_MODEL_INLINE inline void hb_release(const resource& r) {
   if (detail::hb != nullptr && detail::control.running != 0) [[unlikely]] detail::hb->release(r.id(), false);
 }
-inline void hb_acquire_shared(const resource& r) {
+HEDDLE_MODEL_INLINE inline void hb_acquire_shared(const resource& r) {
   if (detail::hb != nullptr && detail::control.running != 0) [[unlikely]] detail::hb->acquire(r.id(), true);
 }
-inline void hb_release_shared(const resource& r) {
+HEDDLE_MODEL_INLINE inline void hb_release_shared(const resource& r) {
   if (detail::hb != nullptr && detail::control.running != 0) [[unlikely]] detail::hb->release(r.id(), true);
 }
 // The running operation saw operation `op` finish (heddle::join does this
 // itself; a model that waits for completion otherwise calls it).
-inline void hb_joined(operation_id op) {
+HEDDLE_MODEL_INLINE inline void hb_joined(operation_id op) {
   if (detail::hb != nullptr && detail::control.running != 0) [[unlikely]] detail::hb->joined(op);
 }
 
 // True while the engine unwinds an iteration: models must skip misuse checks
 // (the first bug wins) and must not block.
-inline bool unwinding() noexcept { return detail::control.unwinding; }
+HEDDLE_MODEL_INLINE inline bool unwinding() noexcept { return detail::control.unwinding; }
 
 }  // namespace heddle

@@ -95,8 +95,9 @@ const iteration_outcome& engine::run(strategy& s, const std::function<void()>& b
   // An explore() inside an operation of another (a test of heddle itself) gets
   // the outer iteration's control block back when this one ends.
   const control_block previous = control;
-  control = {this, next_epoch.fetch_add(1, std::memory_order_relaxed), 0, false};
+  control = {this, next_epoch.fetch_add(1, std::memory_order_relaxed), 0, false, nullptr};
   reset();
+  publish_objects();
   strategy_ = &s;
   root_body_ = &body;
 
@@ -155,7 +156,10 @@ std::vector<trace_step> iteration_outcome::trace_steps() const {
 
 object_id engine::register_object(object_kind kind) {
   const object_id id = object_count_++;
-  if (id == objects_.size()) objects_.emplace_back();
+  if (id == objects_.size()) {
+    objects_.emplace_back();
+    publish_objects();
+  }
   object_state& o = objects_[id];
   o.kind = kind;
   o.owner = 0;
@@ -240,7 +244,7 @@ std::size_t engine::finish_running() {
   unlist_enabled(me);
   signal(ops_[me].self);
   if (unwinding_) return 0;
-  const operation_id next = decide();
+  const operation_id next = decide(true);
   running_ = next;
   return next;
 }
@@ -277,7 +281,9 @@ inline void engine::reschedule() {
 }
 
 inline void engine::after_resume() {
-  if (ops_[running_].unwind_requested) [[unlikely]] unwind_after_resume();
+  // unwinding_ first: one flag in the control block, set only while the
+  // iteration's operations are unwound.
+  if (unwinding_ && ops_[running_].unwind_requested) [[unlikely]] unwind_after_resume();
 }
 
 void engine::unwind_after_resume() {
@@ -327,11 +333,11 @@ pending_operation engine::pending_of(const operation& op) {
           op.status == op_status::blocked && op.deadline.has_value()};
 }
 
-inline operation_id engine::decide() {
+inline operation_id engine::decide(bool finishing) {
   const std::uint64_t step = outcome_.steps.size();
   if (ending_ || enabled_.empty() || step >= config_.max_steps) [[unlikely]] return decide_end();
   if (enabled_.size() > outcome_.max_enabled) outcome_.max_enabled = enabled_.size();
-  const decision_context ctx{enabled_, running_, step, op_count_ - 1, user_state_hash_, current_finished()};
+  const decision_context ctx{enabled_, running_, step, op_count_ - 1, user_state_hash_, finishing};
   const std::size_t pick = strategy_->next_operation(ctx);
   if (pick >= enabled_.size()) [[unlikely]] return stopped_by_strategy(pick, step);
   const operation_id chosen = enabled_[pick].id;
@@ -454,6 +460,19 @@ void engine::detect_deadlock() {
 wake_reason engine::wait(std::span<const object_id> objects, wait_mode mode,
                          std::optional<virtual_time> deadline, point_kind kind,
                          const std::source_location& where) {
+  return block(objects, mode, deadline, kind, where);
+}
+
+// The models' entry for a wait on one resource (heddle/model.hpp's inline
+// wait), with the whole path compiled in, as for point().
+[[gnu::flatten]] wake_reason wait_one(object_id object, std::source_location loc) {
+  const object_id objects[] = {object};
+  return engine::current()->block(objects, wait_mode::one, std::nullopt, point_kind::wait, loc);
+}
+
+inline wake_reason engine::block(std::span<const object_id> objects, wait_mode mode,
+                                 std::optional<virtual_time> deadline, point_kind kind,
+                                 const std::source_location& where) {
   if (running_ == 0) return wake_reason::signaled;
   if (unwinding_) {
     if (std::uncaught_exceptions() == 0) throw_abort();
@@ -470,7 +489,8 @@ wake_reason engine::wait(std::span<const object_id> objects, wait_mode mode,
     op.where = where;
     op.pc = 0;
     op.mode = mode;
-    op.waiting_on.assign(objects.begin(), objects.end());
+    op.waiting_on.clear();  // element by element: assign() calls memmove for one or two ids
+    for (object_id o : objects) op.waiting_on.push_back(o);
     op.deadline = deadline;
     op.status = op_status::blocked;
     op.woken_by = 0;
@@ -482,11 +502,22 @@ wake_reason engine::wait(std::span<const object_id> objects, wait_mode mode,
   return ops_[me].reason;
 }
 
+namespace {
+// Removes the first `value` of `v`, shifting by hand: the lists hold a few
+// entries, and erase() calls memmove for them.
+void erase_first(std::vector<std::uint32_t>& v, std::uint32_t value) noexcept {
+  const std::size_t n = v.size();
+  for (std::size_t i = 0; i < n; ++i)
+    if (v[i] == value) {
+      for (std::size_t j = i + 1; j < n; ++j) v[j - 1] = v[j];
+      v.pop_back();
+      return;
+    }
+}
+}  // namespace
+
 void engine::unlink_waiter(operation& op) {
-  for (object_id o : op.waiting_on) {
-    auto& w = objects_[o].waiters;
-    if (auto it = std::find(w.begin(), w.end(), op.id); it != w.end()) w.erase(it);
-  }
+  for (object_id o : op.waiting_on) erase_first(objects_[o].waiters, op.id);
   op.waiting_on.clear();
 }
 
@@ -502,14 +533,14 @@ void engine::wake(operation& op, object_id by, wake_reason reason) {
 
 void engine::signal_waiters(object_id object) {
   // Waking edits waiter lists, including this one: work on a copy.
-  woken_scratch_.assign(objects_[object].waiters.begin(), objects_[object].waiters.end());
+  woken_scratch_.clear();
+  for (operation_id w : objects_[object].waiters) woken_scratch_.push_back(w);
   for (operation_id w : woken_scratch_) {
     operation& op = ops_[w];
     if (op.status != op_status::blocked) continue;
     if (op.mode == wait_mode::all) {
-      auto& list = objects_[object].waiters;
-      list.erase(std::find(list.begin(), list.end(), w));
-      op.waiting_on.erase(std::find(op.waiting_on.begin(), op.waiting_on.end(), object));
+      erase_first(objects_[object].waiters, w);
+      erase_first(op.waiting_on, object);
       if (!op.waiting_on.empty()) continue;
     }
     wake(op, object, wake_reason::signaled);

@@ -72,12 +72,6 @@ struct operation {
   object_id woken_by = 0;
 };
 
-struct object_state {
-  object_kind kind = object_kind::none;
-  operation_id owner = 0;
-  std::vector<operation_id> waiters;  // invariant: each waiter has this id in waiting_on
-};
-
 // One decision as the engine keeps it: the trace step, plus who ran (for data
 // choices, who chose) and where that operation's pending point was.
 struct step_record {
@@ -132,6 +126,8 @@ class engine {
   void signal(object_id object) {
     if (!objects_[object].waiters.empty()) signal_waiters(object);  // else the common, uncontended case
   }
+  // Wakes the waiters of `object` (somebody waits).
+  void signal_waiters(object_id object);
   bool signal_one(object_id object);
 
   operation_id spawn(std::function<void()> body, std::string name, relation rel, operation_id of);
@@ -182,6 +178,11 @@ class engine {
 
  private:
   friend void point(point_kind kind, object_id object, std::source_location loc);  // heddle/model.hpp
+  friend wake_reason wait_one(object_id object, std::source_location loc);        // heddle/model.hpp
+  // wait()'s body, compiled into wait() and wait_one().
+  [[gnu::always_inline]] inline wake_reason block(std::span<const object_id> objects, wait_mode mode,
+                                                  std::optional<virtual_time> deadline, point_kind kind,
+                                                  const std::source_location& where);
   static std::size_t operation_entry(void* self, std::size_t slot);
   std::size_t finish_running();
 
@@ -193,7 +194,8 @@ class engine {
   // the running operation is resumed. Ends the iteration when needed.
   [[gnu::always_inline]] inline void reschedule();
   // Chooses the next operation, or 0 when the iteration must end.
-  [[gnu::always_inline]] inline operation_id decide();
+  // `finishing`: the running operation has just finished (finish_running).
+  [[gnu::always_inline]] inline operation_id decide(bool finishing = false);
   // decide()'s rare outcomes: the iteration ends (ending_, nothing enabled,
   // max_steps) or the strategy stops it.
   [[gnu::noinline]] operation_id decide_end();
@@ -201,7 +203,6 @@ class engine {
   [[gnu::always_inline]] inline void switch_to(operation_id from, operation_id to);
   [[gnu::always_inline]] inline void at_point(point_kind kind, object_id object, const std::source_location& where,
                                               std::uintptr_t pc);
-  void signal_waiters(object_id object);
   [[gnu::always_inline]] inline void record_step(step_kind kind, point_kind point, object_id object,
                                                  std::uint64_t value, operation_id by,
                                                  const std::source_location& where, std::uintptr_t pc = 0);
@@ -237,6 +238,11 @@ class engine {
   // control block, where the model API reads them without a call.
   operation_id& running_ = control.running;
   bool& unwinding_ = control.unwinding;
+  // The model API's view of objects_ (heddle/model.hpp), moved with it: the
+  // scheduler thread's block, which the thread backend's threads copy, and
+  // the running thread's own.
+  object_state*& objects_view_ = control.objects;
+  void publish_objects() noexcept { objects_view_ = control.objects = objects_.data(); }
   virtual_time now_ = 0;
   bool ending_ = false;  // the iteration must end at the next decision
   std::uint64_t user_state_hash_ = 0;

@@ -34,22 +34,6 @@ object_id resource::attach() const {
   return id_;
 }
 
-void resource::set_owner(operation_id op) const {
-  if (engine* e = engine::current()) e->object(id()).owner = op;
-}
-
-operation_id resource::owner() const {
-  engine* e = engine::current();
-  return e != nullptr && !stale() ? e->object(id_).owner : 0;
-}
-
-wake_reason wait(const resource& r, std::source_location loc) {
-  engine* e = controlling();
-  if (e == nullptr) return wake_reason::signaled;
-  const object_id ids[] = {r.id()};
-  return e->wait(ids, detail::wait_mode::one, std::nullopt, point_kind::wait, loc);
-}
-
 wake_reason wait_until(const resource& r, virtual_time deadline, std::source_location loc) {
   engine* e = controlling();
   if (e == nullptr) return wake_reason::timeout;
@@ -79,8 +63,8 @@ std::size_t wait_any(std::span<const resource* const> rs, std::source_location l
   return 0;
 }
 
-void signal(const resource& r) {
-  if (engine* e = engine::current()) e->signal(r.id());
+void detail::signal_waiters(object_id object) {
+  if (engine* e = engine::current()) e->signal_waiters(object);
 }
 
 bool signal_one(const resource& r) {

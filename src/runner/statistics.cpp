@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <limits>
+#include <utility>
 
 namespace heddle {
 
@@ -26,12 +27,6 @@ std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
   h ^= h >> 27;
   h *= 0x94d049bb133111ebull;
   return h ^ (h >> 31);
-}
-
-std::vector<std::uint64_t> sorted(const std::unordered_set<std::uint64_t>& set) {
-  std::vector<std::uint64_t> v(set.begin(), set.end());
-  std::sort(v.begin(), v.end());
-  return v;
 }
 
 void unite(std::vector<std::uint64_t>& a, const std::vector<std::uint64_t>& b, std::uint64_t& count,
@@ -70,6 +65,60 @@ std::uint64_t schedule_hash(const std::vector<trace_step>& steps) {
   return mix(h, steps.size());
 }
 
+namespace {
+// The slot of `value` in a table of `capacity` (a power of two) slots: the top
+// bits of a Fibonacci product, so values that differ only in low bits spread.
+std::size_t home(std::uint64_t value, std::size_t capacity) noexcept {
+  return static_cast<std::size_t>((value * 0x9e3779b97f4a7c15ull) >> (64 - std::countr_zero(capacity)));
+}
+}  // namespace
+
+bool hash_set::insert(std::uint64_t value) {
+  if (value == 0) return !std::exchange(has_zero_, true);
+  if (2 * (size_ + 1) > slots_.size()) grow();
+  const std::size_t mask = slots_.size() - 1;
+  for (std::size_t i = home(value, slots_.size());; i = (i + 1) & mask) {
+    if (slots_[i] == value) return false;
+    if (slots_[i] == 0) {
+      slots_[i] = value;
+      ++size_;
+      return true;
+    }
+  }
+}
+
+bool hash_set::contains(std::uint64_t value) const noexcept {
+  if (value == 0) return has_zero_;
+  if (slots_.empty()) return false;
+  const std::size_t mask = slots_.size() - 1;
+  for (std::size_t i = home(value, slots_.size());; i = (i + 1) & mask) {
+    if (slots_[i] == value) return true;
+    if (slots_[i] == 0) return false;
+  }
+}
+
+void hash_set::prefetch(std::uint64_t value) const noexcept {
+  if (!slots_.empty()) __builtin_prefetch(&slots_[home(value, slots_.size())], 1);
+}
+
+void hash_set::grow() {
+  std::vector<std::uint64_t> old = std::move(slots_);
+  slots_.assign(old.empty() ? 1024 : 2 * old.size(), 0);
+  size_ = 0;
+  for (std::uint64_t v : old)
+    if (v != 0) insert(v);
+}
+
+std::vector<std::uint64_t> hash_set::sorted() const {
+  std::vector<std::uint64_t> v;
+  v.reserve(size());
+  if (has_zero_) v.push_back(0);
+  for (std::uint64_t x : slots_)
+    if (x != 0) v.push_back(x);
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
 iteration_record make_record(std::uint64_t index, const iteration_outcome& outcome) {
   iteration_record r;
   r.index = index;
@@ -93,20 +142,32 @@ void statistics_accumulator::add(const iteration_record& r) {
   stats_.max_enabled = std::max<std::uint64_t>(stats_.max_enabled, r.max_enabled);
   stats_.max_steps_hits += r.hit_max_steps ? 1 : 0;
   stats_.buggy_iterations += r.bug ? 1 : 0;
-  const auto keep = [](std::unordered_set<std::uint64_t>& set, std::uint64_t& over, std::uint64_t value) {
+  keep_pending();
+  pending_ = true;
+  pending_schedule_ = r.schedule_hash;
+  pending_has_end_state_ = r.has_end_state;
+  pending_end_state_ = r.end_state;
+  schedules_.prefetch(r.schedule_hash);
+  if (r.has_end_state) end_states_.prefetch(r.end_state);
+}
+
+void statistics_accumulator::keep_pending() {
+  if (!std::exchange(pending_, false)) return;
+  const auto keep = [](hash_set& set, std::uint64_t& over, std::uint64_t value) {
     if (set.size() < statistics::kept_hashes) set.insert(value);
     else if (!set.contains(value)) ++over;  // may count a value twice: documented as a lower bound
   };
-  keep(schedules_, schedules_over_, r.schedule_hash);
-  if (r.has_end_state) keep(end_states_, end_states_over_, r.end_state);
+  keep(schedules_, schedules_over_, pending_schedule_);
+  if (pending_has_end_state_) keep(end_states_, end_states_over_, pending_end_state_);
 }
 
-statistics statistics_accumulator::finish(std::chrono::nanoseconds elapsed) const {
+statistics statistics_accumulator::finish(std::chrono::nanoseconds elapsed) {
+  keep_pending();
   statistics s = stats_;
   if (s.iterations == 0) s.steps_min = 0;
   s.elapsed = elapsed;
-  s.schedule_hashes = sorted(schedules_);
-  s.end_state_hashes = sorted(end_states_);
+  s.schedule_hashes = schedules_.sorted();
+  s.end_state_hashes = end_states_.sorted();
   s.distinct_schedules = schedules_.size() + schedules_over_;
   s.distinct_end_states = end_states_.size() + end_states_over_;
   return s;

@@ -8,7 +8,7 @@
 #pragma once
 
 #include <cstdint>
-#include <unordered_set>
+#include <vector>
 
 #include "engine/engine.hpp"
 #include "heddle/explore.hpp"
@@ -22,19 +22,48 @@ std::uint64_t schedule_hash(const std::vector<trace_step>& steps);
 
 iteration_record make_record(std::uint64_t index, const iteration_outcome& outcome);
 
+// A set of 64-bit hashes: open addressing with linear probing in one flat
+// table. An insert is one probe into memory the set owns, where
+// std::unordered_set allocated a node per new value and chased pointers, which
+// cost more than an iteration of a small test (docs/performance.md).
+class hash_set {
+ public:
+  // True when `value` was not in the set.
+  bool insert(std::uint64_t value);
+  bool contains(std::uint64_t value) const noexcept;
+  // Asks the CPU to bring `value`'s slot into the cache, ahead of an insert or
+  // a lookup that comes later (a large table misses the cache on every value).
+  void prefetch(std::uint64_t value) const noexcept;
+  std::size_t size() const noexcept { return size_ + (has_zero_ ? 1 : 0); }
+  std::vector<std::uint64_t> sorted() const;
+
+ private:
+  void grow();
+  std::vector<std::uint64_t> slots_;  // 0: empty; the value 0 is has_zero_
+  std::size_t size_ = 0;              // non-zero values in slots_
+  bool has_zero_ = false;
+};
+
 class statistics_accumulator {
  public:
   statistics_accumulator();
   void add(const iteration_record& r);
   // The statistics so far, with the hash sets sorted.
-  statistics finish(std::chrono::nanoseconds elapsed) const;
+  statistics finish(std::chrono::nanoseconds elapsed);
   std::uint64_t iterations() const noexcept { return stats_.iterations; }
   std::uint64_t buggy_iterations() const noexcept { return stats_.buggy_iterations; }
 
  private:
+  // Each record's hashes go into the sets at the next add() (or finish()),
+  // after a prefetch of their slots: the iteration in between hides the miss.
+  void keep_pending();
   statistics stats_;
-  std::unordered_set<std::uint64_t> schedules_;
-  std::unordered_set<std::uint64_t> end_states_;
+  bool pending_ = false;
+  bool pending_has_end_state_ = false;
+  std::uint64_t pending_schedule_ = 0;
+  std::uint64_t pending_end_state_ = 0;
+  hash_set schedules_;
+  hash_set end_states_;
   std::uint64_t schedules_over_ = 0;  // distinct values past kept_hashes (a lower bound)
   std::uint64_t end_states_over_ = 0;
 };

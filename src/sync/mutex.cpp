@@ -16,16 +16,16 @@ namespace {
 std::string text(std::string_view s) { return std::string(s); }
 }  // namespace
 
-void exclusive_state::reset_if_stale() noexcept {
-  if (!resource_.stale()) return;
-  owner_ = 0;
-  depth_ = 0;
-}
-
 bool exclusive_state::acquire(std::string_view type, bool recursive, bool blocking,
                               std::optional<virtual_time> deadline, std::source_location loc) {
   reset_if_stale();
   scheduling_point(point_kind::acquire, resource_, loc);
+  if (owner_ != 0) return contended(type, recursive, blocking, deadline, loc);
+  return take(current_operation());
+}
+
+bool exclusive_state::contended(std::string_view type, bool recursive, bool blocking,
+                                std::optional<virtual_time> deadline, std::source_location loc) {
   const operation_id me = current_operation();
   if (owner_ == me && me != 0) {
     if (recursive) {
@@ -56,23 +56,7 @@ bool exclusive_state::acquire(std::string_view type, bool recursive, bool blocki
       if (owner_ != 0) return false;
     }
   }
-  owner_ = me;
-  depth_ = 1;
-  resource_.set_owner(me);
-  hb_acquire(resource_);
-  return true;
-}
-
-void release_point(const resource& r, std::source_location loc, point_kind kind) {
-  // An unlock usually runs in a destructor, often a noexcept one
-  // (std::lock_guard<heddle::mutex>): the exception that unwinds an ending
-  // iteration must not leave it, or std::terminate runs. So the release
-  // completes and the operation's next scheduling point throws again.
-  try {
-    scheduling_point(kind, r, loc);
-  } catch (...) {
-    if (!unwinding()) throw;
-  }
+  return take(me);
 }
 
 void exclusive_state::release(std::string_view type, std::source_location loc) {
@@ -105,29 +89,16 @@ bool exclusive_state::held_by_caller() const noexcept {
 
 }  // namespace detail
 
-// Each class: the std primitive outside control, the shared state inside.
-// Flattened: acquire and release (and the release point) are compiled into
-// lock and unlock, one frame fewer between a lock and the engine's switch.
-#define HEDDLE_EXCLUSIVE_MUTEX(cls, recursive)                                                       \
-  bool detail::held_by_caller(const cls& m) noexcept { return m.state_.held_by_caller(); }           \
-  cls::~cls() { state_.check_unlocked("heddle::" #cls); }                                            \
-  [[gnu::flatten]] void cls::lock(std::source_location loc) {                                        \
-    if (!in_control()) return real_.lock();                                                          \
-    state_.acquire("heddle::" #cls, recursive, true, std::nullopt, loc);                             \
-  }                                                                                                  \
-  [[gnu::flatten]] bool cls::try_lock(std::source_location loc) {                                    \
-    if (!in_control()) return real_.try_lock();                                                      \
-    return state_.acquire("heddle::" #cls, recursive, false, std::nullopt, loc);                     \
-  }                                                                                                  \
-  [[gnu::flatten]] void cls::unlock(std::source_location loc) {                                      \
-    if (!in_control()) return real_.unlock();                                                        \
-    state_.release("heddle::" #cls, loc);                                                            \
-  }
+// Each class: the std primitive outside control, the shared state inside
+// (lock, try_lock and unlock are inline in the header).
+#define HEDDLE_EXCLUSIVE_MUTEX(cls)                                                        \
+  bool detail::held_by_caller(const cls& m) noexcept { return m.state_.held_by_caller(); } \
+  cls::~cls() { state_.check_unlocked("heddle::" #cls); }
 
-HEDDLE_EXCLUSIVE_MUTEX(mutex, false)
-HEDDLE_EXCLUSIVE_MUTEX(recursive_mutex, true)
-HEDDLE_EXCLUSIVE_MUTEX(timed_mutex, false)
-HEDDLE_EXCLUSIVE_MUTEX(recursive_timed_mutex, true)
+HEDDLE_EXCLUSIVE_MUTEX(mutex)
+HEDDLE_EXCLUSIVE_MUTEX(recursive_mutex)
+HEDDLE_EXCLUSIVE_MUTEX(timed_mutex)
+HEDDLE_EXCLUSIVE_MUTEX(recursive_timed_mutex)
 
 #undef HEDDLE_EXCLUSIVE_MUTEX
 
