@@ -45,24 +45,34 @@ void unite(std::vector<std::uint64_t>& a, const std::vector<std::uint64_t>& b, s
 
 constexpr std::uint64_t hash_start = 0x68656464'6c65ull;
 // One rotate, xor and multiply per step, and the full mix once at the end: the
-// steps form one chain of dependent operations, so the per-step latency is
-// paid at every decision of every iteration (a full mix per step was about 26
-// instructions and 15 cycles per decision, docs/performance.md). The rotation
-// carries the high bits (the step kind) down into the low ones.
+// steps form chains of dependent operations, so the per-step latency is paid
+// at every decision of every iteration (a full mix per step was about 26
+// instructions and 15 cycles per decision, docs/performance.md). Even and odd
+// steps go into two chains that run side by side and are mixed together at the
+// end. The rotation carries the high bits (the step kind) down into the low ones.
 inline std::uint64_t mix_step(std::uint64_t h, const trace_step& s) {
   return (std::rotl(h, 23) ^ (static_cast<std::uint64_t>(s.kind) << 56 ^ s.value)) * 0x9e3779b97f4a7c15ull;
 }
 
+template <class Steps, class Step>
+std::uint64_t hash_steps(const Steps& steps, Step step_of) {
+  std::uint64_t even = hash_start, odd = ~hash_start;
+  const std::size_t n = steps.size();
+  std::size_t i = 0;
+  for (; i + 1 < n; i += 2) {
+    even = mix_step(even, step_of(steps[i]));
+    odd = mix_step(odd, step_of(steps[i + 1]));
+  }
+  if (i < n) even = mix_step(even, step_of(steps[i]));
+  return mix(mix(even, odd), n);
+}
+
 std::uint64_t schedule_hash(const iteration_outcome& outcome) {
-  std::uint64_t h = hash_start;
-  for (const step_record& r : outcome.steps) h = mix_step(h, r.step);
-  return mix(h, outcome.steps.size());
+  return hash_steps(outcome.steps, [](const step_record& r) -> const trace_step& { return r.step; });
 }
 
 std::uint64_t schedule_hash(const std::vector<trace_step>& steps) {
-  std::uint64_t h = hash_start;
-  for (const trace_step& s : steps) h = mix_step(h, s);
-  return mix(h, steps.size());
+  return hash_steps(steps, [](const trace_step& s) -> const trace_step& { return s; });
 }
 
 namespace {
@@ -132,7 +142,10 @@ iteration_record make_record(std::uint64_t index, const iteration_outcome& outco
   return r;
 }
 
-statistics_accumulator::statistics_accumulator() { stats_.steps_min = std::numeric_limits<std::uint64_t>::max(); }
+statistics_accumulator::statistics_accumulator() {
+  stats_.steps_min = std::numeric_limits<std::uint64_t>::max();
+  pending_.reserve(batch);
+}
 
 void statistics_accumulator::add(const iteration_record& r) {
   ++stats_.iterations;
@@ -142,23 +155,24 @@ void statistics_accumulator::add(const iteration_record& r) {
   stats_.max_enabled = std::max<std::uint64_t>(stats_.max_enabled, r.max_enabled);
   stats_.max_steps_hits += r.hit_max_steps ? 1 : 0;
   stats_.buggy_iterations += r.bug ? 1 : 0;
-  keep_pending();
-  pending_ = true;
-  pending_schedule_ = r.schedule_hash;
-  pending_has_end_state_ = r.has_end_state;
-  pending_end_state_ = r.end_state;
-  schedules_.prefetch(r.schedule_hash);
-  if (r.has_end_state) end_states_.prefetch(r.end_state);
+  pending_.push_back({r.schedule_hash, r.end_state, r.has_end_state});
+  if (pending_.size() == batch) keep_pending();
 }
 
 void statistics_accumulator::keep_pending() {
-  if (!std::exchange(pending_, false)) return;
+  for (const pending_hashes& p : pending_) {
+    schedules_.prefetch(p.schedule);
+    if (p.has_end_state) end_states_.prefetch(p.end_state);
+  }
   const auto keep = [](hash_set& set, std::uint64_t& over, std::uint64_t value) {
     if (set.size() < statistics::kept_hashes) set.insert(value);
     else if (!set.contains(value)) ++over;  // may count a value twice: documented as a lower bound
   };
-  keep(schedules_, schedules_over_, pending_schedule_);
-  if (pending_has_end_state_) keep(end_states_, end_states_over_, pending_end_state_);
+  for (const pending_hashes& p : pending_) {
+    keep(schedules_, schedules_over_, p.schedule);
+    if (p.has_end_state) keep(end_states_, end_states_over_, p.end_state);
+  }
+  pending_.clear();
 }
 
 statistics statistics_accumulator::finish(std::chrono::nanoseconds elapsed) {

@@ -54,14 +54,18 @@ class statistics_accumulator {
   std::uint64_t buggy_iterations() const noexcept { return stats_.buggy_iterations; }
 
  private:
-  // Each record's hashes go into the sets at the next add() (or finish()),
-  // after a prefetch of their slots: the iteration in between hides the miss.
+  // The records' hashes go into the sets in batches: the slots of a whole
+  // batch are prefetched first, so their cache misses overlap instead of
+  // costing one full miss per iteration once the sets outgrow the cache.
   void keep_pending();
+  static constexpr std::size_t batch = 64;
+  struct pending_hashes {
+    std::uint64_t schedule;
+    std::uint64_t end_state;
+    bool has_end_state;
+  };
+  std::vector<pending_hashes> pending_;
   statistics stats_;
-  bool pending_ = false;
-  bool pending_has_end_state_ = false;
-  std::uint64_t pending_schedule_ = 0;
-  std::uint64_t pending_end_state_ = 0;
   hash_set schedules_;
   hash_set end_states_;
   std::uint64_t schedules_over_ = 0;  // distinct values past kept_hashes (a lower bound)
