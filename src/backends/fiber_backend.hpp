@@ -91,6 +91,9 @@ class fiber_backend final : public backend {
 
   stack_pool& pool_;  // this thread's, shared with later runs
   std::vector<slot> slots_;
+  // Stacks of finished operations kept out of the pool until the iteration
+  // ends (while a race detector listens; fiber_backend.cpp).
+  std::vector<boost::context::stack_context> retired_;
   operation_main main_ = nullptr;
   void* engine_ = nullptr;
   // The slot that switched away last: whoever is resumed stores the
