@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <limits>
 #include <utility>
 
@@ -129,6 +130,32 @@ std::vector<std::uint64_t> hash_set::sorted() const {
   return v;
 }
 
+void distinct_counter::insert(std::uint64_t value) {
+  // The register: the top 12 bits of a mixed value; its content: the position
+  // of the first 1 bit in the rest, the most any value sent there had.
+  const std::uint64_t h = mix(value, 0);
+  std::uint8_t& r = registers_[h >> 52];
+  const auto rank = static_cast<std::uint8_t>(std::countl_zero((h << 12) | (std::uint64_t{1} << 11)) + 1);
+  if (rank > r) r = rank;
+  if (overflowed_) return;
+  if (exact_.size() < exact_limit) exact_.insert(value);
+  else overflowed_ = !exact_.contains(value);
+}
+
+std::uint64_t distinct_counter::count() const {
+  if (!overflowed_) return exact_.size();
+  constexpr double m = 4096;
+  double sum = 0;
+  int zeros = 0;
+  for (std::uint8_t r : registers_) {
+    sum += std::ldexp(1.0, -r);
+    zeros += r == 0 ? 1 : 0;
+  }
+  double estimate = 0.7213 / (1 + 1.079 / m) * m * m / sum;
+  if (estimate <= 2.5 * m && zeros > 0) estimate = m * std::log(m / zeros);  // linear counting, small range
+  return std::max<std::uint64_t>(exact_.size() + 1, static_cast<std::uint64_t>(std::llround(estimate)));
+}
+
 iteration_record make_record(std::uint64_t index, const iteration_outcome& outcome) {
   iteration_record r;
   r.index = index;
@@ -164,13 +191,9 @@ void statistics_accumulator::keep_pending() {
     schedules_.prefetch(p.schedule);
     if (p.has_end_state) end_states_.prefetch(p.end_state);
   }
-  const auto keep = [](hash_set& set, std::uint64_t& over, std::uint64_t value) {
-    if (set.size() < statistics::kept_hashes) set.insert(value);
-    else if (!set.contains(value)) ++over;  // may count a value twice: documented as a lower bound
-  };
   for (const pending_hashes& p : pending_) {
-    keep(schedules_, schedules_over_, p.schedule);
-    if (p.has_end_state) keep(end_states_, end_states_over_, p.end_state);
+    schedules_.insert(p.schedule);
+    if (p.has_end_state) end_states_.insert(p.end_state);
   }
   pending_.clear();
 }
@@ -180,10 +203,10 @@ statistics statistics_accumulator::finish(std::chrono::nanoseconds elapsed) {
   statistics s = stats_;
   if (s.iterations == 0) s.steps_min = 0;
   s.elapsed = elapsed;
-  s.schedule_hashes = schedules_.sorted();
-  s.end_state_hashes = end_states_.sorted();
-  s.distinct_schedules = schedules_.size() + schedules_over_;
-  s.distinct_end_states = end_states_.size() + end_states_over_;
+  s.schedule_hashes = schedules_.kept();
+  s.end_state_hashes = end_states_.kept();
+  s.distinct_schedules = schedules_.count();
+  s.distinct_end_states = end_states_.count();
   return s;
 }
 
