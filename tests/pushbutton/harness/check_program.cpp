@@ -122,6 +122,11 @@ int main(int argc, char** argv) {
 
   std::vector<std::string> twin = {heddle, "run", "--iterations", "1000", "--format", "json", "--out", out + "/fixed"};
   twin.insert(twin.end(), e.flags.begin(), e.flags.end());
+  // A short watchdog limit finds the buggy program's hang quickly; on a loaded
+  // machine it also fires when a healthy iteration is merely descheduled. The
+  // twin gets a generous one: a real hang still ends its run at the first one.
+  for (std::size_t i = 0; i + 1 < twin.size(); ++i)
+    if (twin[i] == "--iteration-timeout") twin[i + 1] = "10s";
   twin.insert(twin.end(), {"--", fixed});
   const outcome passed = run("env", twin, out + "/fixed.err");
   if (passed.status != 0 || passed.summary.value("iterations", 0) != 1000)
