@@ -112,7 +112,9 @@ std::string write_bug_file(const fs::path& dir, const std::string& text) {
 }
 
 std::string describe_op(const fork_channel& ch, operation_id op) {
-  if (op == 0) return "the scheduler";
+  // No operation runs: the program's exit path (atexit handlers and static
+  // destructors, which exit() runs after main returns), or heddle's own code.
+  if (op == 0) return "the exit path after main returned";
   const char* name = op < max_operations ? ch.operations[op].name : "";
   return *name != '\0' ? fmt::format("operation {} ({})", op, name) : fmt::format("operation {}", op);
 }

@@ -172,9 +172,11 @@ std::string section(const timeline& t, bool hidden) {
   if (t.trace.found) {
     const bug& b = *t.trace.found;
     html += fmt::format("<div class=\"bug\" data-kind=\"{}\"><span class=\"kind\">{}</span>: "
-                        "<span class=\"message\">{}</span>\n<div class=\"where\">in {}",
+                        "<span class=\"message\">{}</span>\n<div class=\"where\">{}",
                         escape(to_string(b.kind)), escape(to_string(b.kind)), escape(b.message),
-                        escape(b.operation != 0 ? t.operation_title(b.operation) : std::string("the scheduler")));
+                        escape(b.operation != 0 ? "in " + t.operation_title(b.operation)
+                                               : std::string("outside any operation (in the scheduler, or a program's exit "
+                                                             "path after main returned)")));
     if (b.where.known()) html += fmt::format(" at <code>{}:{}</code>", escape(b.where.file), b.where.line);
     html += fmt::format(" after {} steps</div></div>\n", b.step);
   } else {

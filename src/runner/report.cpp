@@ -74,7 +74,8 @@ std::string format_report(const bug& b, const timeline& original, const timeline
     r += fmt::format("heddle: bug found in {} (iteration {} of the run, strategy {}, seed {})\n\n", ctx.test,
                      ctx.iteration + 1, t.header.strategy, t.header.seed);
   r += fmt::format("  {}: {}\n", to_string(b.kind), b.message);
-  r += fmt::format("    in {}", b.operation != 0 ? original.operation_title(b.operation) : std::string("the scheduler"));
+  r += b.operation != 0 ? fmt::format("    in {}", original.operation_title(b.operation))
+                        : std::string("    outside any operation (in the scheduler, or a program's exit path after main returned)");
   if (b.where.known()) r += fmt::format(" at {}:{}", b.where.file, b.where.line);
   r += fmt::format("\n    after {} steps\n\n", b.step);
 
