@@ -54,27 +54,24 @@ bool held_by_caller(const recursive_timed_mutex& m) noexcept;
 // `type` names the public class in messages ("heddle::timed_mutex").
 class exclusive_state {
  public:
-  // Takes the lock for the running operation. Blocks while another operation
+  // Under control only (in_control()): the callers fall back to the real
+  // primitive outside. Takes the lock for the running operation. Blocks while another operation
   // holds it: forever without a deadline, until `deadline` with one. Returns
   // false on timeout, or at once when `blocking` is false and the lock is held.
-  bool acquire(std::string_view type, bool recursive, bool blocking, std::optional<virtual_time> deadline,
-               std::source_location loc);
-  void release(std::string_view type, std::source_location loc);
-  // lock() and unlock() of the mutex classes: acquire and release with the
-  // uncontended case inline, so that a lock is the caller's frame plus one call
-  // into the engine (each frame in between is a mispredicted return after every
-  // switch); a held lock, recursion and misuse go out of line.
-  HEDDLE_MODEL_INLINE void lock(std::string_view type, bool recursive, std::source_location loc) {
+  // The uncontended case is inline, so that a lock is the caller's frame plus
+  // one call into the engine (each frame in between is a mispredicted return
+  // after every switch); a held lock, recursion and misuse go out of line.
+  HEDDLE_MODEL_INLINE bool acquire(std::string_view type, bool recursive, bool blocking,
+                                   std::optional<virtual_time> deadline, std::source_location loc) {
     const object_id id = fresh_id();
     if (detail::control.running != 0) detail::point(point_kind::acquire, id, loc);
-    if (owner_ != 0) [[unlikely]] {
-      contended(type, recursive, true, std::nullopt, loc);
-      return;
-    }
-    owner_ = current_operation();
-    depth_ = 1;
-    detail::set_owner(id, owner_);
-    hb_acquire(resource_);
+    if (owner_ != 0) [[unlikely]] return contended(type, recursive, blocking, deadline, loc);
+    return take(current_operation(), id);
+  }
+  void release(std::string_view type, std::source_location loc);
+  // lock() and unlock() of the mutex classes; unlock's common case is inline too.
+  HEDDLE_MODEL_INLINE void lock(std::string_view type, bool recursive, std::source_location loc) {
+    acquire(type, recursive, true, std::nullopt, loc);
   }
   HEDDLE_MODEL_INLINE void unlock(std::string_view type, std::source_location loc) {
     const object_id id = fresh_id();
@@ -108,10 +105,11 @@ class exclusive_state {
     reset_if_stale();
     return resource_.id();
   }
-  HEDDLE_MODEL_INLINE bool take(operation_id me) {
+  // The lock is `me`'s; `id` is the resource's id in this iteration.
+  HEDDLE_MODEL_INLINE bool take(operation_id me, object_id id) {
     owner_ = me;
     depth_ = 1;
-    resource_.set_owner(me);
+    detail::set_owner(id, me);
     hb_acquire(resource_);
     return true;
   }

@@ -16,14 +16,6 @@ namespace {
 std::string text(std::string_view s) { return std::string(s); }
 }  // namespace
 
-bool exclusive_state::acquire(std::string_view type, bool recursive, bool blocking,
-                              std::optional<virtual_time> deadline, std::source_location loc) {
-  reset_if_stale();
-  scheduling_point(point_kind::acquire, resource_, loc);
-  if (owner_ != 0) return contended(type, recursive, blocking, deadline, loc);
-  return take(current_operation());
-}
-
 bool exclusive_state::contended(std::string_view type, bool recursive, bool blocking,
                                 std::optional<virtual_time> deadline, std::source_location loc) {
   const operation_id me = current_operation();
@@ -56,7 +48,7 @@ bool exclusive_state::contended(std::string_view type, bool recursive, bool bloc
       if (owner_ != 0) return false;
     }
   }
-  return take(me);
+  return take(me, resource_.id());
 }
 
 void exclusive_state::release(std::string_view type, std::source_location loc) {
