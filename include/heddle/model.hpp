@@ -167,8 +167,9 @@ HEDDLE_MODEL_INLINE inline operation_id current_operation() noexcept { return de
 
 namespace detail {
 // The engine's side of a scheduling point (engine.cpp): the running operation
-// of the engine on this thread announces `kind` on `object` (0: none).
-void point(point_kind kind, object_id object, std::source_location loc);
+// of the engine on this thread announces `kind` on `object` (0: none);
+// `lock`: it is a lock_point().
+void point(point_kind kind, object_id object, std::source_location loc, bool lock = false);
 }  // namespace detail
 
 // A scheduling point: the running operation announces what it is about to do;
@@ -182,6 +183,16 @@ HEDDLE_MODEL_INLINE inline void scheduling_point(point_kind kind, const resource
 }
 HEDDLE_MODEL_INLINE inline void scheduling_point(point_kind kind, std::source_location loc = std::source_location::current()) {
   if (detail::control.running != 0) detail::point(kind, 0, loc);
+}
+
+// The scheduling point before a blocking lock of `r` (an acquire point). While
+// another operation owns `r` (resource::set_owner), the running operation is
+// not offered to the strategy: choosing it would only see it block (CHESS's
+// rule). Use it only where the model then blocks exactly while r has another
+// owner; a try-lock or a timed lock, which would fail or time out instead,
+// announces an ordinary scheduling_point(point_kind::acquire, r).
+HEDDLE_MODEL_INLINE inline void lock_point(const resource& r, std::source_location loc = std::source_location::current()) {
+  if (detail::control.running != 0) detail::point(point_kind::acquire, r.id(), loc, true);
 }
 
 // Blocks the running operation until `r` is signalled (or, with a deadline, until

@@ -64,7 +64,10 @@ class exclusive_state {
   HEDDLE_MODEL_INLINE bool acquire(std::string_view type, bool recursive, bool blocking,
                                    std::optional<virtual_time> deadline, std::source_location loc) {
     const object_id id = fresh_id();
-    if (detail::control.running != 0) detail::point(point_kind::acquire, id, loc);
+    // A plain lock is a lock point, offered to the strategy only while it
+    // would succeed; try_lock and a timed lock are offered always (they fail,
+    // or time out).
+    if (detail::control.running != 0) detail::point(point_kind::acquire, id, loc, blocking && !deadline);
     if (owner_ != 0) [[unlikely]] return contended(type, recursive, blocking, deadline, loc);
     return take(current_operation(), id);
   }

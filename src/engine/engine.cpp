@@ -134,6 +134,7 @@ void engine::reset() {
   running_ = 0;
   now_ = 0;
   ending_ = false;
+  lock_points_ = 0;
   unwinding_ = false;
   user_state_hash_ = 0;
   enabled_.clear();
@@ -203,6 +204,7 @@ operation_id engine::spawn(std::function<void()> body, std::string name, relatio
   op.object = op.self;
   op.where = std::source_location{};
   op.pc = 0;
+  op.lock = false;
   op.mode = wait_mode::none;
   op.waiting_on.clear();
   op.deadline.reset();
@@ -241,6 +243,8 @@ std::size_t engine::finish_running() {
   const operation_id me = running_;
   ops_[me].status = op_status::finished;
   ops_[me].point = point_kind::finish;
+  lock_points_ -= ops_[me].lock;
+  ops_[me].lock = false;
   unlist_enabled(me);
   signal(ops_[me].self);
   if (unwinding_) return 0;
@@ -324,23 +328,50 @@ inline void engine::refresh_enabled(const operation& op) {
       p.point = op.point;
       p.object = op.object;
       p.timed = op.status == op_status::blocked && op.deadline.has_value();
+      p.lock = op.lock;
       return;
     }
 }
 
 pending_operation engine::pending_of(const operation& op) {
   return {op.id, op.chain, op.parent, op.point, op.object,
-          op.status == op_status::blocked && op.deadline.has_value()};
+          op.status == op_status::blocked && op.deadline.has_value(), op.lock};
+}
+
+std::span<const pending_operation> engine::offered_operations(std::size_t first) {
+  const std::span<const pending_operation> all = enabled_;
+  std::size_t waiting = 1;
+  for (std::size_t i = first + 1; i < all.size(); ++i) waiting += waits_for_lock(all[i]) ? 1 : 0;
+  if (waiting == all.size()) return all;
+  // One left out at either end (two operations contending for one lock):
+  // a part of the enabled set, without a copy.
+  if (waiting == 1 && first == 0) return all.subspan(1);
+  if (waiting == 1 && first == all.size() - 1) return all.first(first);
+  if (offered_.size() < all.size()) offered_.resize(all.size());
+  std::size_t n = 0;
+  for (const pending_operation& p : all)
+    if (!waits_for_lock(p)) offered_[n++] = p;
+  return {offered_.data(), n};
 }
 
 inline operation_id engine::decide(bool finishing) {
   const std::uint64_t step = outcome_.steps.size();
   if (ending_ || enabled_.empty() || step >= config_.max_steps) [[unlikely]] return decide_end();
-  if (enabled_.size() > outcome_.max_enabled) outcome_.max_enabled = enabled_.size();
-  const decision_context ctx{enabled_, running_, step, op_count_ - 1, user_state_hash_, finishing};
+  // CHESS's rule: an operation about to take a lock somebody else holds is
+  // not enabled. Offering it would cost a decision and two switches, and
+  // only block it.
+  std::span<const pending_operation> offered = enabled_;
+  if (lock_points_ != 0)
+    for (std::size_t i = 0; i < enabled_.size(); ++i)
+      if (waits_for_lock(enabled_[i])) {
+        offered = offered_operations(i);
+        break;
+      }
+  if (offered.size() > outcome_.max_enabled) outcome_.max_enabled = offered.size();
+  const decision_context ctx{offered, running_, step, op_count_ - 1, user_state_hash_, finishing};
   const std::size_t pick = strategy_->next_operation(ctx);
-  if (pick >= enabled_.size()) [[unlikely]] return stopped_by_strategy(pick, step);
-  const operation_id chosen = enabled_[pick].id;
+  if (pick >= offered.size()) [[unlikely]] return stopped_by_strategy(pick, step, offered.size());
+  const operation_id chosen = offered[pick].id;
   operation& op = ops_[chosen];
   record_step(step_kind::schedule, op.point, op.object, chosen, chosen, op.where, op.pc);
   if (op.status == op_status::blocked) [[unlikely]] {
@@ -370,10 +401,10 @@ operation_id engine::decide_end() {
   return 0;
 }
 
-operation_id engine::stopped_by_strategy(std::size_t pick, std::uint64_t step) {
+operation_id engine::stopped_by_strategy(std::size_t pick, std::uint64_t step, std::size_t offered) {
   outcome_.stopped = pick != strategy::stop
                          ? fmt::format("the strategy chose index {} of {} enabled operations at step {}", pick,
-                                       enabled_.size(), step)
+                                       offered, step)
                          : strategy_->stop_reason();
   ending_ = true;
   return 0;
@@ -400,12 +431,12 @@ void engine::point(point_kind kind, object_id object, const std::source_location
 
 // The models' entry (heddle/model.hpp's inline scheduling_point): the whole
 // decision path compiled in, so the model's frame is the only one above it.
-[[gnu::flatten]] void point(point_kind kind, object_id object, std::source_location loc) {
-  engine::current()->at_point(kind, object, loc, 0);
+[[gnu::flatten]] void point(point_kind kind, object_id object, std::source_location loc, bool lock) {
+  engine::current()->at_point(kind, object, loc, 0, lock);
 }
 
 inline void engine::at_point(point_kind kind, object_id object, const std::source_location& where,
-                             std::uintptr_t pc) {
+                             std::uintptr_t pc, bool lock) {
   if (running_ == 0) [[unlikely]] return;
   if (unwinding_) [[unlikely]] {
     if (std::uncaught_exceptions() == 0 && may_throw_at(kind)) throw_abort();
@@ -416,6 +447,8 @@ inline void engine::at_point(point_kind kind, object_id object, const std::sourc
   op.object = object;
   op.where = where;
   op.pc = pc;
+  lock_points_ += static_cast<int>(lock) - static_cast<int>(op.lock);
+  op.lock = lock;
   refresh_enabled(op);
   reschedule();
 }
@@ -488,6 +521,8 @@ inline wake_reason engine::block(std::span<const object_id> objects, wait_mode m
     op.object = objects.empty() ? 0 : objects.front();
     op.where = where;
     op.pc = 0;
+    lock_points_ -= op.lock;
+    op.lock = false;
     op.mode = mode;
     op.waiting_on.clear();  // element by element: assign() calls memmove for one or two ids
     for (object_id o : objects) op.waiting_on.push_back(o);

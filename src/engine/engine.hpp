@@ -45,31 +45,35 @@ struct engine_config {
 enum class op_status : std::uint8_t { enabled, blocked, finished };
 enum class wait_mode : std::uint8_t { none, one, all, any };
 
-struct operation {
+// Laid out for the decision path: what a scheduling point, a decision and a
+// block read and write comes first and fills one cache line; the rest is
+// touched when an operation is created, named, started or unwound.
+struct alignas(64) operation {
   operation_id id = 0;
-  operation_id parent = 0;
-  std::uint32_t chain = 0;
-  std::string name;
   op_status status = op_status::enabled;
-  bool started = false;
-  bool unwind_requested = false;
-  bool abandoned = false;
-  bool abort_in_flight = false;  // the unwind exception is propagating through it
-  std::function<void()> body;  // empty for operation 1, which runs the test body
-  object_id self = 0;          // the object joiners wait on
-
   // The point it is paused at: what it does when next chosen.
   point_kind point = point_kind::start;
+  bool lock = false;  // the point is a blocking lock of `object` (lock_point)
+  wait_mode mode = wait_mode::none;
   object_id object = 0;
   std::source_location where;
   std::uintptr_t pc = 0;  // for points in instrumented code, which has no source_location
 
   // Blocking state; `waiting_on` holds the objects still awaited.
-  wait_mode mode = wait_mode::none;
-  std::vector<object_id> waiting_on;
   std::optional<virtual_time> deadline;
-  wake_reason reason = wake_reason::signaled;
   object_id woken_by = 0;
+  wake_reason reason = wake_reason::signaled;
+  bool started = false;
+  bool unwind_requested = false;
+  bool abandoned = false;
+  std::vector<object_id> waiting_on;
+
+  bool abort_in_flight = false;  // the unwind exception is propagating through it
+  operation_id parent = 0;
+  std::uint32_t chain = 0;
+  object_id self = 0;          // the object joiners wait on
+  std::string name;
+  std::function<void()> body;  // empty for operation 1, which runs the test body
 };
 
 // One decision as the engine keeps it: the trace step, plus who ran (for data
@@ -177,7 +181,7 @@ class engine {
   std::string describe_operation(operation_id id) const;
 
  private:
-  friend void point(point_kind kind, object_id object, std::source_location loc);  // heddle/model.hpp
+  friend void point(point_kind kind, object_id object, std::source_location loc, bool lock);  // heddle/model.hpp
   friend wake_reason wait_one(object_id object, std::source_location loc);        // heddle/model.hpp
   // wait()'s body, compiled into wait() and wait_one().
   [[gnu::always_inline]] inline wake_reason block(std::span<const object_id> objects, wait_mode mode,
@@ -199,10 +203,22 @@ class engine {
   // decide()'s rare outcomes: the iteration ends (ending_, nothing enabled,
   // max_steps) or the strategy stops it.
   [[gnu::noinline]] operation_id decide_end();
-  [[gnu::noinline]] operation_id stopped_by_strategy(std::size_t pick, std::uint64_t step);
+  [[gnu::noinline]] operation_id stopped_by_strategy(std::size_t pick, std::uint64_t step, std::size_t offered);
   [[gnu::always_inline]] inline void switch_to(operation_id from, operation_id to);
   [[gnu::always_inline]] inline void at_point(point_kind kind, object_id object, const std::source_location& where,
-                                              std::uintptr_t pc);
+                                              std::uintptr_t pc, bool lock = false);
+  // An enabled operation the strategy is not offered: paused at a lock of an
+  // object another operation owns, where choosing it would only block it.
+  bool waits_for_lock(const pending_operation& p) const noexcept {
+    if (!p.lock) return false;
+    const operation_id owner = objects_[p.object].owner;
+    return owner != 0 && owner != p.id;
+  }
+  // The enabled operations without those, `first` being the first of them
+  // (decide()'s rarer case), or all of them when every one waits for a lock:
+  // choosing one then blocks it, and when none is left the deadlock is
+  // detected and described as usual.
+  [[gnu::noinline]] std::span<const pending_operation> offered_operations(std::size_t first);
   [[gnu::always_inline]] inline void record_step(step_kind kind, point_kind point, object_id object,
                                                  std::uint64_t value, operation_id by,
                                                  const std::source_location& where, std::uintptr_t pc = 0);
@@ -233,6 +249,10 @@ class engine {
   operation_id op_count_ = 1;
   object_id object_count_ = 1;
   std::vector<pending_operation> enabled_;  // see list_enabled() for its invariant
+  // Operations paused at a lock point (operation::lock): while there are
+  // none, decide() offers the enabled set as it is without looking.
+  int lock_points_ = 0;
+  std::vector<pending_operation> offered_;  // offered_operations()'s storage when it copies
   std::vector<operation_id> woken_scratch_;
   // The running operation and the unwinding flag live in this thread's
   // control block, where the model API reads them without a call.

@@ -27,6 +27,10 @@ struct pending_operation {
   point_kind point = point_kind::start;
   object_id object = 0;
   bool timed = false;  // blocked, but its deadline may pass if chosen (timeout)
+  // Paused at a blocking lock of `object` (heddle::lock_point). The engine
+  // offers it to the strategy only while the object has no owner or is its
+  // own, so a strategy never sees it while it could only block.
+  bool lock = false;
 };
 
 struct decision_context {

@@ -38,6 +38,9 @@
 //   the object, the acquire that preceded a release) nor with steps taken
 //   while it was blocked. A release followed by an acquire on one object races
 //   both ways (a counting semaphore may let the acquire pass first).
+// - A blocking lock (pending_operation::lock) is not offered while another
+//   operation holds its object: it never races with the holder's release,
+//   only with the acquire before it.
 // - When no initial of a reversal is enabled at the racing point, every awake
 //   enabled operation is added there (Flanagan-Godefroid's fallback).
 #include <algorithm>
@@ -92,10 +95,11 @@ struct footprint {
   bool global = false;       // moves the virtual clock or touches what is not known
   bool invisible = false;    // a failed attempt
   bool finishes = false;
+  bool lock = false;         // a blocking lock, offered only while its object is free
 };
 
 footprint pending_footprint(const pending_operation& p) {
-  return {p.id, p.point, p.object, 0, p.timed || p.point == point_kind::sleep, false, false};
+  return {p.id, p.point, p.object, 0, p.timed || p.point == point_kind::sleep, false, false, p.lock};
 }
 
 struct step_event {
@@ -443,8 +447,11 @@ void dpor_strategy::analyze() {
       const bool woken_by = e.failed != no_step && i == e.waker;
       const bool while_blocked = e.failed != no_step && i > e.failed && i < e.waker;
       const bool release_acquire = release_like(a.f.kind) && acquire_like(e.f.kind) && a.f.object == e.f.object;
+      // A blocking lock is not offered while another operation holds its
+      // object, so it cannot come before that operation's release.
+      const bool impossible = release_acquire && e.f.lock;
       if (!while_blocked || woken_by) {
-        if (!woken_by) reverse(i, j);
+        if (!woken_by && !impossible) reverse(i, j);
         if (woken_by || release_acquire) {
           // The acquire-like step of the same operation before the release.
           for (std::size_t k = a.po_prev; k != no_step; k = events_[k].po_prev) {
