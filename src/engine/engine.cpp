@@ -99,6 +99,7 @@ const iteration_outcome& engine::run(strategy& s, const std::function<void()>& b
   reset();
   publish_objects();
   strategy_ = &s;
+  observes_forced_ = s.observes_forced_decisions();
   root_body_ = &body;
 
   backend_.begin_iteration(&engine::operation_entry, this);
@@ -368,9 +369,12 @@ inline operation_id engine::decide(bool finishing) {
         break;
       }
   if (offered.size() > outcome_.max_enabled) outcome_.max_enabled = offered.size();
-  const decision_context ctx{offered, running_, step, op_count_ - 1, user_state_hash_, finishing};
-  const std::size_t pick = strategy_->next_operation(ctx);
-  if (pick >= offered.size()) [[unlikely]] return stopped_by_strategy(pick, step, offered.size());
+  std::size_t pick = 0;
+  if (offered.size() > 1 || observes_forced_) {
+    const decision_context ctx{offered, running_, step, op_count_ - 1, user_state_hash_, finishing};
+    pick = strategy_->next_operation(ctx);
+    if (pick >= offered.size()) [[unlikely]] return stopped_by_strategy(pick, step, offered.size());
+  }
   const operation_id chosen = offered[pick].id;
   operation& op = ops_[chosen];
   record_step(step_kind::schedule, op.point, op.object, chosen, chosen, op.where, op.pc);

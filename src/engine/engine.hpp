@@ -240,6 +240,7 @@ class engine {
   fiber_backend* const fibers_;  // backend_ when it is the fiber backend, switched to without a virtual call
   engine_config config_;
   strategy* strategy_ = nullptr;
+  bool observes_forced_ = true;  // strategy_->observes_forced_decisions()
   const std::function<void()>* root_body_ = nullptr;
 
   // Records are reused across iterations: only the first op_count_ operations

@@ -83,6 +83,11 @@ class strategy {
   virtual std::string describe() const = 0;
   // A fair strategy eventually runs every enabled operation (liveness checking).
   virtual bool is_fair() const { return false; }
+  // False when, with a single operation offered, the strategy returns 0 and
+  // changes no state of its own: the engine then takes such a forced decision
+  // without calling it (with the CHESS rule, a good part of all decisions).
+  // Asked once per iteration.
+  virtual bool observes_forced_decisions() const { return true; }
   // True once a systematic strategy has explored its whole space.
   virtual bool exhausted() const { return false; }
   virtual std::string stop_reason() const { return {}; }

@@ -25,6 +25,7 @@ class random_strategy final : public strategy {
   void end_iteration(const iteration_summary&) override {}
   std::string describe() const override { return "random"; }
   bool is_fair() const override { return true; }
+  bool observes_forced_decisions() const override { return false; }
 
  private:
   rng rng_;
