@@ -362,12 +362,19 @@ inline operation_id engine::decide(bool finishing) {
   // not enabled. Offering it would cost a decision and two switches, and
   // only block it.
   std::span<const pending_operation> offered = enabled_;
-  if (lock_points_ != 0)
-    for (std::size_t i = 0; i < enabled_.size(); ++i)
-      if (waits_for_lock(enabled_[i])) {
-        offered = offered_operations(i);
-        break;
-      }
+  if (lock_points_ != 0) {
+    if (enabled_.size() == 2) {
+      // Two operations contending for one lock, the common case, inline.
+      const bool first_waits = waits_for_lock(enabled_[0]);
+      if (first_waits != waits_for_lock(enabled_[1])) offered = offered.subspan(first_waits ? 1 : 0, 1);
+    } else {
+      for (std::size_t i = 0; i < enabled_.size(); ++i)
+        if (waits_for_lock(enabled_[i])) {
+          offered = offered_operations(i);
+          break;
+        }
+    }
+  }
   if (offered.size() > outcome_.max_enabled) outcome_.max_enabled = offered.size();
   std::size_t pick = 0;
   if (offered.size() > 1 || observes_forced_) {
