@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -155,9 +156,16 @@ class iteration_server {
     reset_channel();
     output_.clear();
     std::fflush(nullptr);
+    const pid_t server = ::getpid();
     const pid_t pid = ::fork();
     if (pid < 0) throw std::runtime_error(fmt::format("fork failed: {}", std::strerror(errno)));
     if (pid == 0) {
+      // The child dies with the server. Otherwise a child blocked for good (in
+      // a call the runtime does not model, or waiting for a log hand-off) would
+      // stay behind when the server is killed. The check after prctl covers a
+      // server that died before it.
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (::getppid() != server) ::_exit(1);
       skip_runtime_fini();
       output_.redirect_here();
       auto logging = make_logging_strategy(*plan_.chosen, ch_, log_event_);
