@@ -7,6 +7,7 @@
 #include "engine/engine.hpp"
 
 #include "backends/fiber_backend.hpp"
+#include "engine/schedule_hash.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -115,6 +116,7 @@ const iteration_outcome& engine::run(strategy& s, const std::function<void()>& b
   backend_.end_iteration();
 
   outcome_.hit_max_steps = outcome_.hit_max_steps && !outcome_.found;
+  outcome_.schedule_hash = schedule_hash_finish(schedule_hash_, outcome_.steps.size());
   if (outcome_.found || outcome_.stopped) {
     outcome_.operation_names.clear();
     for (operation_id id = 1; id < op_count_; ++id) outcome_.operation_names.push_back(ops_[id].name);
@@ -138,6 +140,7 @@ void engine::reset() {
   lock_points_ = 0;
   unwinding_ = false;
   user_state_hash_ = 0;
+  schedule_hash_ = schedule_hash_start;
   enabled_.clear();
   outcome_.found.reset();
   outcome_.steps.clear();
@@ -434,6 +437,7 @@ inline void engine::record_step(step_kind kind, point_kind point, object_id obje
   r.operation = by;
   r.where = where;
   r.pc = pc;
+  schedule_hash_ = schedule_hash_step(schedule_hash_, kind, value);
 }
 
 void engine::point(point_kind kind, object_id object, const std::source_location& where, std::uintptr_t pc) {

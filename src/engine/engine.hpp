@@ -96,6 +96,8 @@ struct iteration_outcome {
   std::uint64_t max_enabled = 0;
   // The test's last heddle::state_hash of the iteration, if it called it.
   std::optional<std::uint64_t> state_hash;
+  // The steps' schedule hash (engine/schedule_hash.hpp), set when the iteration ends.
+  std::uint64_t schedule_hash = 0;
   std::vector<trace_step> trace_steps() const;
 };
 
@@ -267,6 +269,7 @@ class engine {
   virtual_time now_ = 0;
   bool ending_ = false;  // the iteration must end at the next decision
   std::uint64_t user_state_hash_ = 0;
+  std::uint64_t schedule_hash_ = 0;  // the steps so far, folded (schedule_hash_step)
   iteration_outcome outcome_;
 };
 

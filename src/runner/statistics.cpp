@@ -1,5 +1,7 @@
 #include "runner/statistics.hpp"
 
+#include "engine/schedule_hash.hpp"
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -44,36 +46,12 @@ void unite(std::vector<std::uint64_t>& a, const std::vector<std::uint64_t>& b, s
 
 }  // namespace
 
-constexpr std::uint64_t hash_start = 0x68656464'6c65ull;
-// One rotate, xor and multiply per step, and the full mix once at the end: the
-// steps form chains of dependent operations, so the per-step latency is paid
-// at every decision of every iteration (a full mix per step was about 26
-// instructions and 15 cycles per decision, docs/performance.md). Even and odd
-// steps go into two chains that run side by side and are mixed together at the
-// end. The rotation carries the high bits (the step kind) down into the low ones.
-inline std::uint64_t mix_step(std::uint64_t h, const trace_step& s) {
-  return (std::rotl(h, 23) ^ (static_cast<std::uint64_t>(s.kind) << 56 ^ s.value)) * 0x9e3779b97f4a7c15ull;
-}
-
-template <class Steps, class Step>
-std::uint64_t hash_steps(const Steps& steps, Step step_of) {
-  std::uint64_t even = hash_start, odd = ~hash_start;
-  const std::size_t n = steps.size();
-  std::size_t i = 0;
-  for (; i + 1 < n; i += 2) {
-    even = mix_step(even, step_of(steps[i]));
-    odd = mix_step(odd, step_of(steps[i + 1]));
-  }
-  if (i < n) even = mix_step(even, step_of(steps[i]));
-  return mix(mix(even, odd), n);
-}
-
-std::uint64_t schedule_hash(const iteration_outcome& outcome) {
-  return hash_steps(outcome.steps, [](const step_record& r) -> const trace_step& { return r.step; });
-}
+std::uint64_t schedule_hash(const iteration_outcome& outcome) { return outcome.schedule_hash; }
 
 std::uint64_t schedule_hash(const std::vector<trace_step>& steps) {
-  return hash_steps(steps, [](const trace_step& s) -> const trace_step& { return s; });
+  std::uint64_t h = schedule_hash_start;
+  for (const trace_step& s : steps) h = schedule_hash_step(h, s.kind, s.value);
+  return schedule_hash_finish(h, steps.size());
 }
 
 namespace {
