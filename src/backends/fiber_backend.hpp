@@ -78,7 +78,9 @@ class fiber_backend final : public backend {
 
  private:
   struct slot {
-    boost::context::fiber context;  // empty while running, finished or not yet created
+    // Empty while running or not yet created. After its operation finished,
+    // the slot's fiber is parked here until the iteration ends.
+    boost::context::fiber context;
     bool created = false;
     // The slot's stack, for AddressSanitizer's fiber annotations: the pooled
     // stack of an operation, the thread's own stack for the scheduler (learnt
@@ -86,7 +88,16 @@ class fiber_backend final : public backend {
     const void* stack_bottom = nullptr;
     std::size_t stack_size = 0;
   };
+  // A fiber whose operation finished in an earlier iteration, parked between
+  // operations: creating an operation resumes one of these, with its stack,
+  // instead of making a new fiber.
+  struct idle_fiber {
+    boost::context::fiber context;
+    const void* stack_bottom = nullptr;
+    std::size_t stack_size = 0;
+  };
   void create(std::size_t index);
+  void make_fiber(std::size_t index);
   slot& at(std::size_t index);
 
   stack_pool& pool_;  // this thread's, shared with later runs
@@ -94,6 +105,9 @@ class fiber_backend final : public backend {
   // Stacks of finished operations kept out of the pool until the iteration
   // ends (while a race detector listens; fiber_backend.cpp).
   std::vector<boost::context::stack_context> retired_;
+  std::vector<idle_fiber> idle_;
+  // The slot a parked fiber serves when it is resumed (create() sets it).
+  std::size_t assigned_ = 0;
   operation_main main_ = nullptr;
   void* engine_ = nullptr;
   // The slot that switched away last: whoever is resumed stores the
