@@ -1,6 +1,9 @@
 // The fiber backend: every operation of an iteration is a Boost.Context fiber
 // on the calling OS thread. Switches go directly from one operation to the
-// next (one context switch per decision), not through the scheduler.
+// next (one context switch per decision), not through the scheduler. Fibers
+// outlive their operations: one whose operation finished is parked and runs an
+// operation of a later iteration (never of the same one: a race detector
+// would see the two operations' stack writes as a race).
 //
 // Limits users must know: thread_local is per OS thread, so it is shared by all
 // operations; an operation must not make a real blocking call (it would block
