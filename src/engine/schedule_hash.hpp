@@ -23,14 +23,17 @@ constexpr std::uint64_t schedule_hash_step(std::uint64_t h, step_kind kind, std:
   return (std::rotl(h, 23) ^ (static_cast<std::uint64_t>(kind) << 56 ^ value)) * 0x9e3779b97f4a7c15ull;
 }
 
-// splitmix64's finalizer over the folded steps and their number.
-constexpr std::uint64_t schedule_hash_finish(std::uint64_t h, std::uint64_t steps) noexcept {
-  h ^= steps + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+// splitmix64's finalizer over a running sum: cheap, and order-sensitive.
+constexpr std::uint64_t mix64(std::uint64_t h, std::uint64_t v) noexcept {
+  h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
   h ^= h >> 30;
   h *= 0xbf58476d1ce4e5b9ull;
   h ^= h >> 27;
   h *= 0x94d049bb133111ebull;
   return h ^ (h >> 31);
 }
+
+// The folded steps, mixed with their number.
+constexpr std::uint64_t schedule_hash_finish(std::uint64_t h, std::uint64_t steps) noexcept { return mix64(h, steps); }
 
 }  // namespace heddle::detail

@@ -22,16 +22,6 @@ double statistics::mean_steps() const {
 namespace detail {
 namespace {
 
-std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
-  // splitmix64's finalizer over a running sum: cheap, and order-sensitive.
-  h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-  h ^= h >> 30;
-  h *= 0xbf58476d1ce4e5b9ull;
-  h ^= h >> 27;
-  h *= 0x94d049bb133111ebull;
-  return h ^ (h >> 31);
-}
-
 void unite(std::vector<std::uint64_t>& a, const std::vector<std::uint64_t>& b, std::uint64_t& count,
            std::uint64_t b_count) {
   // Past the kept sets, counts are lower bounds: keep the larger one.
@@ -111,7 +101,7 @@ std::vector<std::uint64_t> hash_set::sorted() const {
 void distinct_counter::insert(std::uint64_t value) {
   // The register: the top 12 bits of a mixed value; its content: the position
   // of the first 1 bit in the rest, the most any value sent there had.
-  const std::uint64_t h = mix(value, 0);
+  const std::uint64_t h = mix64(value, 0);
   std::uint8_t& r = registers_[h >> 52];
   const auto rank = static_cast<std::uint8_t>(std::countl_zero((h << 12) | (std::uint64_t{1} << 11)) + 1);
   if (rank > r) r = rank;
