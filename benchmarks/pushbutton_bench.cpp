@@ -3,7 +3,9 @@
 //   thread backend   decisions/s of 2 operations x 10,000 yields on the OS-thread
 //                    backend, pinned to one CPU versus not (target pinned:
 //                    >= 300,000/s); medians of 5 runs, wall time.
-//   fork server      iterations/s of `heddle run` on a 2-thread C program
+//   fork server      iterations/s of `heddle run` on a 2-thread C program, on
+//                    the OS-thread backend (the default) and on fibers
+//                    (--backend fibers), runs of the two alternated
 //                    (2 x 10 pthread mutex increments), random strategy, 2,000
 //                    iterations; median of 5 runs, as the fork server counts it
 //                    (target >= 2,000/s on one core), with the environment
@@ -22,6 +24,7 @@
 #include <chrono>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -69,33 +72,47 @@ double cpu_seconds_of_children() {
          static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
 }
 
-// Medians over `runs` runs of 2,000 iterations. The CPU time (of the fork
-// server and its children, which it waits for) is the figure to compare on a
-// loaded machine: other processes stretch the wall time, much less the CPU
-// time the run itself takes.
-fork_server_figures measure_fork_server(const std::string& program, int runs, const std::string& arguments = "") {
+// One run of 2,000 iterations on `backend`: iterations/s as the fork server
+// counts them, and the CPU time per iteration of the fork server and its
+// children, which it waits for (the figure to compare on a loaded machine:
+// other processes stretch the wall time, much less the CPU time the run
+// itself takes). Zeros when the run failed.
+fork_server_figures fork_server_run(const std::string& program, const std::string& backend,
+                                    const std::string& arguments) {
   constexpr int iterations = 2000;
-  std::vector<double> rates, cpu;
-  for (int run = 0; run < runs; ++run) {
-    // LD_BIND_NOW=1 as `heddle run` sets it (tools/heddle/pushbutton.cpp).
-    const std::string command = "env LD_BIND_NOW=1 HEDDLE_RUN=1 HEDDLE_ITERATIONS=" + std::to_string(iterations) +
-                                " HEDDLE_STRATEGY=random HEDDLE_OUT= HEDDLE_RUN_FORMAT=json '" + program +
-                                "' " + arguments + " 2>/dev/null";
-    const double cpu_before = cpu_seconds_of_children();
-    FILE* out = ::popen(command.c_str(), "r");
-    std::string text;
-    char buffer[4096];
-    while (out != nullptr && std::fgets(buffer, sizeof buffer, out) != nullptr) text += buffer;
-    if (out != nullptr) ::pclose(out);
-    const auto j = nlohmann::json::parse(text, nullptr, false);
-    if (!j.is_object() || j.value("status", "") != "passed") {
-      std::fprintf(stderr, "the fork server run failed: %s\n", text.c_str());
-      return {};
-    }
-    rates.push_back(j.value("iterations_per_second", 0.0));
-    cpu.push_back((cpu_seconds_of_children() - cpu_before) * 1e6 / iterations);
+  // LD_BIND_NOW=1 as `heddle run` sets it (tools/heddle/pushbutton.cpp).
+  const std::string command = "env LD_BIND_NOW=1 HEDDLE_RUN=1 HEDDLE_BACKEND=" + backend +
+                              " HEDDLE_ITERATIONS=" + std::to_string(iterations) +
+                              " HEDDLE_STRATEGY=random HEDDLE_OUT= HEDDLE_RUN_FORMAT=json '" + program + "' " +
+                              arguments + " 2>/dev/null";
+  const double cpu_before = cpu_seconds_of_children();
+  FILE* out = ::popen(command.c_str(), "r");
+  std::string text;
+  char buffer[4096];
+  while (out != nullptr && std::fgets(buffer, sizeof buffer, out) != nullptr) text += buffer;
+  if (out != nullptr) ::pclose(out);
+  const auto j = nlohmann::json::parse(text, nullptr, false);
+  if (!j.is_object() || j.value("status", "") != "passed") {
+    std::fprintf(stderr, "the fork server run failed: %s\n", text.c_str());
+    return {};
   }
-  return {median(rates), median(cpu)};
+  return {j.value("iterations_per_second", 0.0), (cpu_seconds_of_children() - cpu_before) * 1e6 / iterations};
+}
+
+// Medians over `runs` runs on each backend, the two alternated so that both
+// see the same load.
+std::pair<fork_server_figures, fork_server_figures> measure_fork_server(const std::string& program, int runs,
+                                                                        const std::string& arguments = "") {
+  std::vector<double> rates[2], cpu[2];
+  const char* const backends[2] = {"threads", "fibers"};
+  for (int run = 0; run < runs; ++run) {
+    for (int b = 0; b < 2; ++b) {
+      const fork_server_figures f = fork_server_run(program, backends[b], arguments);
+      rates[b].push_back(f.iterations_per_second);
+      cpu[b].push_back(f.cpu_us_per_iteration);
+    }
+  }
+  return {{median(rates[0]), median(cpu[0])}, {median(rates[1]), median(cpu[1])}};
 }
 
 // The floor program's bare fork loop (pushbutton_floor.c): median over `runs`
@@ -123,19 +140,22 @@ int main(int argc, char** argv) {
   const double unpinned = decisions_per_second(false);
   std::printf("thread backend, 2 x 10,000 yields, random: pinned %.0f decisions/s, unpinned %.0f decisions/s\n",
               pinned, unpinned);
-  const fork_server_figures forks = measure_fork_server(argv[1], argc > 2 ? std::atoi(argv[2]) : 5);
-  std::printf("fork server, 2 threads x 10 mutex increments, random, 2000 iterations: %.0f iterations/s; "
-              "%.0f us of CPU per iteration (%.0f iterations per CPU-second)\n",
-              forks.iterations_per_second, forks.cpu_us_per_iteration,
-              forks.cpu_us_per_iteration > 0 ? 1e6 / forks.cpu_us_per_iteration : 0.0);
+  const int runs = argc > 2 ? std::atoi(argv[2]) : 5;
+  const auto [threads, fibers] = measure_fork_server(argv[1], runs);
+  for (const auto& [name, f] : {std::pair{"threads", threads}, std::pair{"fibers", fibers}})
+    std::printf("fork server (--backend %s), 2 threads x 10 mutex increments, random, 2000 iterations: %.0f "
+                "iterations/s; %.0f us of CPU per iteration (%.0f iterations per CPU-second)\n",
+                name, f.iterations_per_second, f.cpu_us_per_iteration,
+                f.cpu_us_per_iteration > 0 ? 1e6 / f.cpu_us_per_iteration : 0.0);
   if (argc > 3) {
-    const int runs = std::atoi(argv[2]);
-    const fork_server_figures empty = measure_fork_server(argv[3], runs);
-    const fork_server_figures thread = measure_fork_server(argv[3], runs, "thread");
-    std::printf("fixed costs: fork server, empty main: %.0f iterations/s, %.0f us of CPU per iteration; main with one "
-                "thread: %.0f iterations/s, %.0f us; bare fork + _exit + waitpid: %.0f us of CPU\n",
-                empty.iterations_per_second, empty.cpu_us_per_iteration, thread.iterations_per_second,
-                thread.cpu_us_per_iteration, fork_floor_us(argv[3], runs));
+    const auto [empty, empty_fibers] = measure_fork_server(argv[3], runs);
+    const auto [thread, thread_fibers] = measure_fork_server(argv[3], runs, "thread");
+    std::printf("fixed costs: fork server, empty main: %.0f iterations/s, %.0f us of CPU per iteration (fibers %.0f, "
+                "%.0f us); main with one thread: %.0f iterations/s, %.0f us (fibers %.0f, %.0f us); bare fork + _exit "
+                "+ waitpid: %.0f us of CPU\n",
+                empty.iterations_per_second, empty.cpu_us_per_iteration, empty_fibers.iterations_per_second,
+                empty_fibers.cpu_us_per_iteration, thread.iterations_per_second, thread.cpu_us_per_iteration,
+                thread_fibers.iterations_per_second, thread_fibers.cpu_us_per_iteration, fork_floor_us(argv[3], runs));
   }
   return 0;
 }

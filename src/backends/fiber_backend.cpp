@@ -44,6 +44,27 @@ class recording_allocator {
 
 fiber_backend::fiber_backend(std::size_t stack_size) : pool_(stack_pool::for_this_thread(stack_size)) {}
 
+fiber_backend::fiber_backend(stack_pool& pool, bool own_thread_state)
+    : pool_(pool), own_thread_state_(own_thread_state), in_fork_child_(own_thread_state) {}
+
+void fiber_backend::switch_in_fork_child(std::size_t from, std::size_t to) {
+  if (to == 0 && hook_ != nullptr) hook_(hook_argument_);
+  if (!own_thread_state_) return switch_fiber(from, to);
+  // Kept in this fiber's frame while others run.
+  eh_globals* const eh = __cxa_get_globals();
+  const eh_globals saved_eh = *eh;
+  const int saved_errno = errno;
+  switch_fiber(from, to);
+  errno = saved_errno;
+  *eh = saved_eh;
+}
+
+void fiber_backend::fresh_thread_state() noexcept {
+  if (!own_thread_state_) return;
+  errno = 0;
+  *__cxa_get_globals() = {};
+}
+
 fiber_backend::~fiber_backend() = default;
 
 void fiber_backend::begin_iteration(operation_main main, void* engine) {
@@ -85,6 +106,7 @@ void fiber_backend::make_fiber(std::size_t index) {
     fiber_switch::finish(nullptr, &slots_[from_].stack_bottom, &slots_[from_].stack_size);
     if (caller) slots_[from_].context = std::move(caller);
     for (std::size_t serving = index;; serving = assigned_) {
+      fresh_thread_state();
       const std::size_t next = main_(engine_, serving);
 #ifndef HEDDLE_ASAN_FIBERS
       // Returns when create() hands this parked fiber another operation.

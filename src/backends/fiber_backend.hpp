@@ -7,9 +7,15 @@
 //
 // Limits users must know: thread_local is per OS thread, so it is shared by all
 // operations; an operation must not make a real blocking call (it would block
-// every operation).
+// every operation). A backend made with `own_thread_state` (the fork server's
+// child, for programs whose threads become operations) gives each operation
+// its own errno and C++ exception state (the exceptions it is handling and
+// the count of those in flight), which the C library and the C++ runtime keep
+// per thread: each fiber saves them in its frame when it switches away and
+// puts them back when it is resumed.
 #pragma once
 
+#include <cerrno>
 #include <cstddef>
 #include <vector>
 
@@ -35,6 +41,16 @@
 #endif
 
 namespace heddle::detail {
+// The C++ runtime's per-thread exception state (Itanium C++ ABI 2.2.2).
+struct eh_globals {
+  void* caught_exceptions;
+  unsigned int uncaught_exceptions;
+};
+}  // namespace heddle::detail
+
+extern "C" heddle::detail::eh_globals* __cxa_get_globals() noexcept;
+
+namespace heddle::detail {
 
 namespace fiber_switch {
 // Announces a switch to the stack [bottom, bottom + size). `fake_stack` keeps
@@ -57,7 +73,12 @@ inline void finish([[maybe_unused]] void* fake_stack, [[maybe_unused]] const voi
 
 class fiber_backend final : public backend {
  public:
+  // Stacks of `stack_size` usable bytes from this thread's pool.
   explicit fiber_backend(std::size_t stack_size);
+  // Stacks from `pool`, which must outlive every fiber of this backend (the
+  // fork server's child: a pool that is never destroyed, since the program's
+  // exit runs on one of its stacks). See the file comment for `own_thread_state`.
+  fiber_backend(stack_pool& pool, bool own_thread_state);
   ~fiber_backend() override;
 
   void begin_iteration(operation_main main, void* engine) override;
@@ -67,6 +88,24 @@ class fiber_backend final : public backend {
   // without a virtual call or another frame (docs/design.md).
   void switch_now(std::size_t from, std::size_t to) {
     if (to >= slots_.size() || !slots_[to].created) [[unlikely]] create(to);
+    if (in_fork_child_) [[unlikely]] return switch_in_fork_child(from, to);
+    switch_fiber(from, to);
+  }
+  void abandon(std::size_t slot) override;
+  void end_iteration() override;
+  std::string_view name() const override { return "fibers"; }
+
+  // As thread_backend's: called, on the switching fiber, instead of any
+  // switch back to the scheduler (slot 0) during an iteration. The fork
+  // server's child ends its process there.
+  void on_scheduler_resumed(void (*hook)(void*), void* argument) noexcept {
+    hook_ = hook;
+    hook_argument_ = argument;
+    in_fork_child_ = hook_ != nullptr || own_thread_state_;
+  }
+
+ private:
+  void switch_fiber(std::size_t from, std::size_t to) {
     from_ = from;
     void* fake_stack = nullptr;
     fiber_switch::start(&fake_stack, slots_[to].stack_bottom, slots_[to].stack_size);
@@ -75,11 +114,12 @@ class fiber_backend final : public backend {
     fiber_switch::finish(fake_stack, &slots_[from_].stack_bottom, &slots_[from_].stack_size);
     if (back) slots_[from_].context = std::move(back);
   }
-  void abandon(std::size_t slot) override;
-  void end_iteration() override;
-  std::string_view name() const override { return "fibers"; }
+  // The switch when the hook or own_thread_state is set (the fork server's
+  // child), out of the in-process path.
+  void switch_in_fork_child(std::size_t from, std::size_t to);
+  // An operation starts on a fiber: a new thread's errno and exception state.
+  void fresh_thread_state() noexcept;
 
- private:
   struct slot {
     // Empty while running or not yet created. After its operation finished,
     // the slot's fiber is parked here until the iteration ends.
@@ -116,6 +156,10 @@ class fiber_backend final : public backend {
   // The slot that switched away last: whoever is resumed stores the
   // continuation it receives into this slot.
   std::size_t from_ = 0;
+  bool own_thread_state_ = false;
+  bool in_fork_child_ = false;  // own_thread_state_ or a hook
+  void (*hook_)(void*) = nullptr;
+  void* hook_argument_ = nullptr;
 };
 
 }  // namespace heddle::detail

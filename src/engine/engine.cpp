@@ -37,14 +37,8 @@ std::terminate_handler previous_terminate = nullptr;
 // The safety net for the points that do throw: if the unwind exception reaches
 // a noexcept frame anyway (a join in a jthread's destructor), the runtime calls
 // std::terminate with the stack intact. The operation is then abandoned,
-// suspended for good, instead of ending the process.
-// The C++ runtime's per-thread exception state (Itanium C++ ABI 2.2.2).
-struct eh_globals {
-  void* caught_exceptions;
-  unsigned int uncaught_exceptions;
-};
-extern "C" eh_globals* __cxa_get_globals() noexcept;
-
+// suspended for good, instead of ending the process. (The C++ runtime's
+// per-thread exception state, eh_globals, is declared in fiber_backend.hpp.)
 [[noreturn]] void on_terminate() {
   if (engine* e = engine::current(); e != nullptr && e->abort_in_flight()) {
     if (std::uncaught_exceptions() > 0) {

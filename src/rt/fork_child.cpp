@@ -6,7 +6,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <string_view>
 
+#include <link.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
@@ -15,6 +17,7 @@
 #include <unistd.h>
 
 #include "backends/real.hpp"
+#include "backends/fiber_backend.hpp"
 #include "backends/stack_pool.hpp"
 #include "backends/thread_backend.hpp"
 #include "engine/engine.hpp"
@@ -24,6 +27,10 @@
 // server also works in a runtime built without it.
 namespace heddle::rt {
 void run_main_thread(const std::function<void()>& body) __attribute__((weak));
+}
+// And its ThreadSanitizer hooks (rt/tsan_runtime.hpp).
+namespace heddle::rt::tsan {
+void ignore_thread_storage(std::uintptr_t begin, std::uintptr_t end) noexcept __attribute__((weak));
 }
 
 namespace heddle::rt {
@@ -36,6 +43,73 @@ decltype(&::exit) real_exit() noexcept { return HEDDLE_REAL(exit); }
 // Deep recursion in a program's main is common: operation threads get the
 // stack a main thread would have, at least.
 std::size_t operation_stack_size(const options& o) { return std::max<std::size_t>(o.stack_size, 8u << 20); }
+
+bool on_fibers(const options& o) { return o.backend == "fibers"; }
+
+// The fibers backend's stacks: a pool mapped once (in the fork server, whose
+// children inherit it) and never destroyed, since the program's exit() runs
+// on one of its stacks and destroys thread_local objects, such as the pool
+// a fiber_backend takes by default.
+detail::stack_pool& child_stacks(const options& o) {
+  static detail::stack_pool* const pool = new detail::stack_pool(operation_stack_size(o));  // NOLINT: never freed
+  return *pool;
+}
+
+// On fibers every operation runs on this thread: the static thread-local
+// storage of all loaded objects (errno, the program's thread_local
+// variables) is one block they share, where each thread would have its own.
+// Accesses there are not data races of the program.
+void ignore_shared_thread_storage() {
+  static bool done = false;
+  if (done) return;
+  done = true;
+  std::uintptr_t span[2] = {UINTPTR_MAX, 0};
+  ::dl_iterate_phdr(
+      [](dl_phdr_info* info, std::size_t, void* data) {
+        auto* s = static_cast<std::uintptr_t*>(data);
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          if (info->dlpi_phdr[i].p_type != PT_TLS || info->dlpi_tls_data == nullptr) continue;
+          const auto begin = reinterpret_cast<std::uintptr_t>(info->dlpi_tls_data);
+          s[0] = std::min(s[0], begin);
+          s[1] = std::max(s[1], begin + info->dlpi_phdr[i].p_memsz);
+        }
+        return 0;
+      },
+      span);
+  if (span[0] < span[1] && tsan::ignore_thread_storage != nullptr) tsan::ignore_thread_storage(span[0], span[1]);
+}
+
+// The C and C++ runtimes (and heddle's) keep per-thread state the fibers
+// backend handles (errno, the exception state) or that does not matter to a
+// program's behaviour (allocator caches); a program's own thread_local
+// variables are shared by its threads on fibers.
+bool is_runtime_library(std::string_view path) {
+  const std::string_view name = path.substr(path.find_last_of('/') + 1);
+  for (std::string_view known : {"libc.so", "libm.so", "libstdc++.so", "libgcc_s.so", "ld-linux", "libheddle",
+                                 "libfmt.so", "libboost_", "libatomic.so", "libpthread.so", "libdl.so", "linux-vdso"})
+    if (name.starts_with(known)) return true;
+  return false;
+}
+
+// Once, in the fork server: names each object of the program that has
+// thread_local variables, which its threads share under --backend fibers.
+void warn_of_thread_locals() {
+  ::dl_iterate_phdr(
+      [](dl_phdr_info* info, std::size_t, void*) {
+        const std::string_view name = info->dlpi_name != nullptr ? info->dlpi_name : "";
+        if (!name.empty() && is_runtime_library(name)) return 0;
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          if (info->dlpi_phdr[i].p_type != PT_TLS) continue;
+          std::fprintf(stderr,
+                       "heddle: warning: %s has thread_local variables; with --backend fibers the program's threads "
+                       "share them (the default, --backend threads, gives each thread its own)\n",
+                       name.empty() ? "the program" : info->dlpi_name);
+          break;
+        }
+        return 0;
+      },
+      nullptr);
+}
 
 }  // namespace
 
@@ -289,17 +363,29 @@ void prepare_children(const options& o) {
   install_crash_handlers();
   find_main_stack_guard();
   (void)real_exit();
-  // The threads of a small program's operations start in a child without
-  // mapping their stacks (main runs on the child's initial thread).
+  // A small program's operations start in a child without mapping their
+  // stacks: main and two threads (on threads, main runs on the child's
+  // initial thread).
   constexpr std::size_t usual_operations = 3;
-  detail::thread_backend::reserve_memory(usual_operations, operation_stack_size(o));
-  // A backend's one-time setup (its fork handler, the process's CPU mask,
-  // the real pthread_create); and pinning the way its iterations pin, so the
-  // pthread_self and pthread_setaffinity_np behind it are looked up here too.
-  detail::thread_backend warm(operation_stack_size(o));
-  // And the engine's (its terminate handler), which a child would otherwise
-  // install again in every iteration.
-  { const detail::engine warm_engine(warm, {}); }
+  if (on_fibers(o)) {
+    detail::stack_pool& pool = child_stacks(o);
+    boost::context::stack_context stacks[usual_operations];
+    for (auto& s : stacks) s = pool.allocate();
+    for (auto& s : stacks) pool.deallocate(s);
+    ignore_shared_thread_storage();
+    warn_of_thread_locals();
+    detail::fiber_backend warm(pool, true);
+    { const detail::engine warm_engine(warm, {}); }  // the engine's one-time setup (its terminate handler)
+  } else {
+    detail::thread_backend::reserve_memory(usual_operations, operation_stack_size(o));
+    // A backend's one-time setup (its fork handler, the process's CPU mask,
+    // the real pthread_create); and pinning the way its iterations pin, so the
+    // pthread_self and pthread_setaffinity_np behind it are looked up here too.
+    detail::thread_backend warm(operation_stack_size(o));
+    // And the engine's (its terminate handler), which a child would otherwise
+    // install again in every iteration.
+    { const detail::engine warm_engine(warm, {}); }
+  }
   const int cpu = ::sched_getcpu();
   if (cpu < 0) return;
   cpu_set_t set;
@@ -312,12 +398,6 @@ void run_iteration(const program_entry& program, const options& o, detail::strat
   the_channel = &channel;
   install_crash_handlers();
   find_main_stack_guard();
-  detail::thread_backend threads(operation_stack_size(o));
-  detail::engine engine(threads, {o.max_steps, o.fail_on_max_steps, o.spurious_wakeups, o.spurious_cas_failures,
-                                  o.memory, o.detect_races});
-  the_engine = &engine;
-  threads.on_scheduler_resumed(&iteration_over, nullptr);
-  threads.run_first_operation_here();
   const std::function<void()> body = [&program] {
     int status = 0;
     const std::function<void()> call_main = [&] { status = program.main(program.argc, program.argv, program.envp); };
@@ -325,7 +405,23 @@ void run_iteration(const program_entry& program, const options& o, detail::strat
     else call_main();
     exit_program(status);
   };
-  (void)engine.run(s, body);
+  const detail::engine_config config{o.max_steps, o.fail_on_max_steps, o.spurious_wakeups, o.spurious_cas_failures,
+                                     o.memory, o.detect_races};
+  if (on_fibers(o)) {
+    ignore_shared_thread_storage();
+    detail::fiber_backend fibers(child_stacks(o), true);
+    detail::engine engine(fibers, config);
+    the_engine = &engine;
+    fibers.on_scheduler_resumed(&iteration_over, nullptr);
+    (void)engine.run(s, body);
+  } else {
+    detail::thread_backend threads(operation_stack_size(o));
+    detail::engine engine(threads, config);
+    the_engine = &engine;
+    threads.on_scheduler_resumed(&iteration_over, nullptr);
+    threads.run_first_operation_here();
+    (void)engine.run(s, body);
+  }
   iteration_over(nullptr);  // not reached: the backend's hook ends the process
 }
 

@@ -68,11 +68,15 @@ run_plan make_plan(const program_entry& program) {
   for (int i = 1; i < program.argc; ++i) plan.arguments.emplace_back(program.argv[i]);
   plan.test = "run:" + fs::path(plan.program_path).filename().string();
   options& o = plan.opts;
-  o.backend = "threads";
+  // The OS-thread backend unless HEDDLE_BACKEND (heddle run --backend) asks
+  // for fibers; a replay runs on the backend its trace was recorded on.
+  const bool backend_given = detail::backend_requested(o);
+  if (!backend_given) o.backend = "threads";
   // A push-button run always has a watchdog: 10 s unless HEDDLE_ITERATION_TIMEOUT says otherwise (0: none).
   if (std::getenv("HEDDLE_ITERATION_TIMEOUT") == nullptr) o.iteration_timeout = std::chrono::seconds(10);
   if (!o.replay.empty()) {
     trace recorded = detail::load_replay(o, plan.test);
+    if (!backend_given) o.backend = recorded.header.backend;
     // HEDDLE_REPLAY_REPEAT=N replays the trace N times, each in a new child
     // (the harness's check that a bug replays every time).
     o.iterations = 1;

@@ -124,6 +124,14 @@ std::string side(const engine& e, const access_site& a, const race& r) {
 
 namespace {
 bool installed = false;
+// The shared thread-local storage: [thread_storage_begin, + thread_storage_size).
+std::uintptr_t thread_storage_begin = 0;
+std::uintptr_t thread_storage_size = 0;
+}  // namespace
+
+void ignore_thread_storage(std::uintptr_t begin, std::uintptr_t end) noexcept {
+  thread_storage_begin = begin;
+  thread_storage_size = end - begin;
 }
 
 bool instrumented() noexcept { return installed; }
@@ -135,6 +143,7 @@ void install() {
 }
 
 void memory_access(std::uintptr_t address, std::uint32_t size, bool write, std::uintptr_t pc) {
+  if (address - thread_storage_begin < thread_storage_size) return;
   engine* e = engine::current();
   iteration_state& s = state();
   if (s.ignore_depth() > 0 || size == 0) return;

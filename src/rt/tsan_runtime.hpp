@@ -50,6 +50,12 @@ void ignore_end();
 void annotated_acquire(std::uintptr_t address, bool shared);
 void annotated_release(std::uintptr_t address, bool shared);
 
+// Under the fibers backend every operation runs on one OS thread, so the
+// thread-local storage [begin, end) of that thread is memory they all share,
+// where in production each thread has its own: accesses there are neither
+// scheduling points nor checked for races.
+void ignore_thread_storage(std::uintptr_t begin, std::uintptr_t end) noexcept;
+
 // Installs the race detector and the report's symbolizer (from __tsan_init).
 void install();
 // True once some module built with -fsanitize=thread has called __tsan_init:

@@ -392,6 +392,8 @@ json.dump(t, open("diverging.json", "w"))' "$trace" || fail "cannot rewrite the 
     expect_one_line_error "bad value 'ten' for --iterations"
     run "$heddle" run --memory most -- "$plain"
     expect_one_line_error "bad value 'most' for --memory"
+    run "$heddle" run --backend green -- "$plain"
+    expect_one_line_error "bad value 'green' for --backend: expected fibers or threads"
     ;;
 
   replay_bad_input_is_one_line_and_exit_2)

@@ -45,6 +45,7 @@ int run_run(const run_arguments& a) {
   // scheduling points, and whether unordered ones are data_race bugs.
   pass(a.memory, "memory", "--memory");
   pass(a.detect_races, "detect_races", "--detect-races");
+  pass(a.backend, "backend", "--backend");
   if (a.format == "json") variables["HEDDLE_RUN_FORMAT"] = "json";
   const std::vector<std::string> arguments(a.command.begin() + 1, a.command.end());
   return run_under_heddle(a.command.front(), arguments, variables);

@@ -53,7 +53,7 @@ struct run_arguments {
   std::vector<std::string> command;  // the program, then its arguments
   // Option values exactly as typed; validated before the program runs.
   std::optional<std::string> iterations, time_budget, strategy, seed, max_steps, out, iteration_timeout,
-      exit_code_is_bug, memory, detect_races;
+      exit_code_is_bug, memory, detect_races, backend;
   bool fail_on_max_steps = false;
   std::string format = "text";
 };

@@ -106,6 +106,9 @@ int main(int argc, char** argv) {
   run_command->add_option("--memory", run.memory, "Scheduling points at plain memory accesses: all, shared, none");
   run_command->add_option("--detect-races", run.detect_races,
                           "Report unordered conflicting accesses as data races: true (default) or false");
+  run_command->add_option("--backend", run.backend,
+                          "How the program's threads run: threads (default: OS threads, each with its own "
+                          "thread_local variables) or fibers (faster; the threads share thread_local variables)");
   // Not required() here: run_run says what is missing and how to give it.
   run_command->add_option("command", run.command, "The program and its arguments, after --");
 

@@ -1,7 +1,7 @@
 // The push-button harness (tests/pushbutton, docs/pushbutton.md): checks one
 // buggy program and its fixed twin through the `heddle` CLI.
 //
-//   check_program <heddle> <source> <buggy> <fixed> <out-dir>
+//   check_program <heddle> <source> <buggy> <fixed> <out-dir> [<backend>]
 //
 // The source's first comment lines say what to expect:
 //   // expect: <bug kind> <message substring>
@@ -10,7 +10,9 @@
 // Checks: `heddle run --iterations 10000` finds a bug of that kind whose
 // message contains the substring; the fixed twin passes 1,000 iterations;
 // the trace replays the same bug N times out of N (one `heddle replay` whose
-// fork server repeats the replay, HEDDLE_REPLAY_REPEAT). Exit 0 when all hold.
+// fork server repeats the replay, HEDDLE_REPLAY_REPEAT). With a backend, every
+// run passes --backend <backend> and the trace must say it ran there (a replay
+// runs on the backend of its trace). Exit 0 when all hold.
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -94,12 +96,14 @@ int fail(const std::string& what, const outcome& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 6) {
-    std::fprintf(stderr, "usage: check_program <heddle> <source> <buggy> <fixed> <out-dir>\n");
+  if (argc != 6 && argc != 7) {
+    std::fprintf(stderr, "usage: check_program <heddle> <source> <buggy> <fixed> <out-dir> [<backend>]\n");
     return 2;
   }
   const std::string heddle = argv[1], source = argv[2], buggy = argv[3], fixed = argv[4], out = argv[5];
-  const expectation e = read_expectation(source);
+  const std::string backend = argc == 7 ? argv[6] : "";
+  expectation e = read_expectation(source);
+  if (!backend.empty()) e.flags.insert(e.flags.end(), {"--backend", backend});
   if (e.kind.empty() || e.message.empty()) {
     std::fprintf(stderr, "%s: no '// expect: <bug kind> <message>' line\n", source.c_str());
     return 2;
@@ -134,6 +138,12 @@ int main(int argc, char** argv) {
   std::printf("fixed twin: passed %d iterations\n", passed.summary.value("iterations", 0));
 
   const std::string trace = found.summary.value("trace_file", "");
+  if (!backend.empty()) {
+    std::ifstream in(trace);
+    const json recorded = json::parse(in, nullptr, false);
+    const std::string ran_on = recorded.is_object() ? recorded["options"].value("backend", "") : "";
+    if (ran_on != backend) return fail("the trace says it ran on '" + ran_on + "', not on " + backend, found);
+  }
   // A replay runs under the trace's options; the watchdog's limit is not one
   // of them, so it is passed on.
   std::string timeout;
