@@ -21,6 +21,7 @@
 #include "backends/stack_pool.hpp"
 #include "backends/thread_backend.hpp"
 #include "engine/engine.hpp"
+#include "rt/loader_fini.hpp"
 
 // The pthread surface of libheddle-rt runs main() as a thread of its own
 // (pthread_exit in main, waiting for the other threads). Weak, so the fork
@@ -79,25 +80,15 @@ void ignore_shared_thread_storage() {
   if (span[0] < span[1] && tsan::ignore_thread_storage != nullptr) tsan::ignore_thread_storage(span[0], span[1]);
 }
 
-// The C and C++ runtimes (and heddle's) keep per-thread state the fibers
-// backend handles (errno, the exception state) or that does not matter to a
-// program's behaviour (allocator caches); a program's own thread_local
-// variables are shared by its threads on fibers.
-bool is_runtime_library(std::string_view path) {
-  const std::string_view name = path.substr(path.find_last_of('/') + 1);
-  for (std::string_view known : {"libc.so", "libm.so", "libstdc++.so", "libgcc_s.so", "ld-linux", "libheddle",
-                                 "libfmt.so", "libboost_", "libatomic.so", "libpthread.so", "libdl.so", "linux-vdso"})
-    if (name.starts_with(known)) return true;
-  return false;
-}
-
 // Once, in the fork server: names each object of the program that has
 // thread_local variables, which its threads share under --backend fibers.
+// The runtimes' own (errno, the exception state: kept per operation; the
+// allocator's caches) are not the program's.
 void warn_of_thread_locals() {
   ::dl_iterate_phdr(
       [](dl_phdr_info* info, std::size_t, void*) {
         const std::string_view name = info->dlpi_name != nullptr ? info->dlpi_name : "";
-        if (!name.empty() && is_runtime_library(name)) return 0;
+        if (!name.empty() && is_runtime_object(info->dlpi_name)) return 0;
         for (int i = 0; i < info->dlpi_phnum; ++i) {
           if (info->dlpi_phdr[i].p_type != PT_TLS) continue;
           std::fprintf(stderr,
