@@ -352,6 +352,7 @@ std::unique_ptr<detail::strategy> make_logging_strategy(detail::strategy& inner,
 
 void prepare_children(const options& o) {
   install_crash_handlers();
+  prepare_runtime_fini();
   find_main_stack_guard();
   (void)real_exit();
   // A small program's operations start in a child without mapping their

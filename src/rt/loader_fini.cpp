@@ -46,13 +46,44 @@ void run_destructors(const dl_phdr_info& info) {
   if (fini != 0) reinterpret_cast<destructor>(fini)();
 }
 
+bool is_runtime(const dl_phdr_info& info) noexcept {
+  return is_runtime_object(info.dlpi_name) || holds_this_code(info);
+}
+
+// The objects loaded when the fork server prepared its children, and whether
+// each is the runtime's (prepare_runtime_fini): a child's exit then reads no
+// known object's name or program headers, each a page of that object (or of
+// the vDSO) to fault in. Objects loaded later are classified at exit.
+struct known_object {
+  std::uintptr_t address;
+  const void* headers;
+  bool runtime;
+};
+constexpr std::size_t max_known = 64;
+known_object known[max_known];
+std::size_t known_count = 0;
+
+const known_object* find_known(const dl_phdr_info& info) noexcept {
+  for (std::size_t i = 0; i < known_count; ++i)
+    if (known[i].address == info.dlpi_addr && known[i].headers == info.dlpi_phdr) return &known[i];
+  return nullptr;
+}
+
+int remember(dl_phdr_info* info, std::size_t, void*) {
+  if (known_count < max_known) known[known_count++] = {info->dlpi_addr, info->dlpi_phdr, is_runtime(*info)};
+  return 0;
+}
+
 // The objects whose destructors run, in load order, which puts a library
 // after the objects that need it, as the loader's teardown orders them; the
 // program (the first object) is always kept. Collected first and run outside
 // dl_iterate_phdr, which holds the loader's lock (a destructor may dlclose).
 int collect_kept(dl_phdr_info* info, std::size_t, void* out) {
   auto& kept = *static_cast<std::vector<dl_phdr_info>*>(out);
-  if (!kept.empty() && (is_runtime_object(info->dlpi_name) || holds_this_code(*info))) return 0;
+  if (!kept.empty()) {
+    const known_object* k = find_known(*info);
+    if (k != nullptr ? k->runtime : is_runtime(*info)) return 0;
+  }
   kept.push_back(*info);
   return 0;
 }
@@ -78,6 +109,11 @@ int find_again(dl_phdr_info* info, std::size_t, void* out) {
 void set_loader_fini(void (*fini)()) noexcept { the_loader_fini = fini; }
 
 void skip_runtime_fini() noexcept { skipping = true; }
+
+void prepare_runtime_fini() {
+  known_count = 0;
+  ::dl_iterate_phdr(&remember, nullptr);
+}
 
 bool is_runtime_object(const char* path) noexcept {
   if (path == nullptr) return false;

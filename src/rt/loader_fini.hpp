@@ -21,6 +21,10 @@ void loader_fini();
 // From now on in this process, loader_fini skips the runtime's objects.
 void skip_runtime_fini() noexcept;
 
+// Done once in the fork server: tells apart the runtime's objects among those
+// loaded now, so that no child reads their names again at its exit.
+void prepare_runtime_fini();
+
 // Whether the object named `path` (a loaded object's file name) is one whose
 // destructors a child skips.
 bool is_runtime_object(const char* path) noexcept;
