@@ -11,8 +11,9 @@
 // message contains the substring; the fixed twin passes 1,000 iterations;
 // the trace replays the same bug N times out of N (one `heddle replay` whose
 // fork server repeats the replay, HEDDLE_REPLAY_REPEAT). With a backend, every
-// run passes --backend <backend> and the trace must say it ran there (a replay
-// runs on the backend of its trace). Exit 0 when all hold.
+// run passes --backend <backend>, the trace must say it ran there (a replay
+// runs on the backend of its trace), and it must also replay once on the other
+// backend (HEDDLE_BACKEND). Exit 0 when all hold.
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -155,5 +156,14 @@ int main(int argc, char** argv) {
     return fail("the bug did not replay " + std::to_string(e.replays) + " times of " + std::to_string(e.replays),
                 replayed);
   std::printf("replayed: %d of %d\n", replayed.summary.value("reproduced", 0), e.replays);
+  if (!backend.empty()) {
+    // A trace recorded on one backend replays on the other.
+    const std::string other = backend == "fibers" ? "threads" : "fibers";
+    const outcome crossed = run("env HEDDLE_RUN_FORMAT=json" + timeout + " HEDDLE_BACKEND=" + other,
+                                {heddle, "replay", trace}, out + "/replay-" + other + ".err");
+    if (crossed.status != 1 || crossed.summary.value("reproduced", 0) != 1)
+      return fail("the trace recorded on " + backend + " did not replay on " + other, crossed);
+    std::printf("replayed on %s: reproduced\n", other.c_str());
+  }
   return 0;
 }
