@@ -397,24 +397,25 @@ void run_iteration(const program_entry& program, const options& o, detail::strat
     else call_main();
     exit_program(status);
   };
-  const detail::engine_config config{o.max_steps, o.fail_on_max_steps, o.spurious_wakeups, o.spurious_cas_failures,
-                                     o.memory, o.detect_races};
+  // The backend's hook ends the process when control would go back to the
+  // scheduler: engine::run does not return.
+  const auto run_on = [&](auto& backend) {
+    detail::engine engine(backend, {o.max_steps, o.fail_on_max_steps, o.spurious_wakeups, o.spurious_cas_failures,
+                                    o.memory, o.detect_races});
+    the_engine = &engine;
+    backend.on_scheduler_resumed(&iteration_over, nullptr);
+    (void)engine.run(s, body);
+  };
   if (on_fibers(o)) {
     ignore_shared_thread_storage();
     detail::fiber_backend fibers(child_stacks(o), true);
-    detail::engine engine(fibers, config);
-    the_engine = &engine;
-    fibers.on_scheduler_resumed(&iteration_over, nullptr);
-    (void)engine.run(s, body);
+    run_on(fibers);
   } else {
     detail::thread_backend threads(operation_stack_size(o));
-    detail::engine engine(threads, config);
-    the_engine = &engine;
-    threads.on_scheduler_resumed(&iteration_over, nullptr);
     threads.run_first_operation_here();
-    (void)engine.run(s, body);
+    run_on(threads);
   }
-  iteration_over(nullptr);  // not reached: the backend's hook ends the process
+  iteration_over(nullptr);  // not reached
 }
 
 }  // namespace heddle::rt
