@@ -48,7 +48,7 @@ fiber_backend::fiber_backend(stack_pool& pool, bool own_thread_state)
     : pool_(pool), own_thread_state_(own_thread_state), in_fork_child_(own_thread_state) {}
 
 void fiber_backend::switch_in_fork_child(std::size_t from, std::size_t to) {
-  if (to == 0 && hook_ != nullptr) hook_(hook_argument_);
+  if (to == 0 && has_scheduler_hook()) call_scheduler_hook();
   if (!own_thread_state_) return switch_fiber(from, to);
   // Kept in this fiber's frame while others run.
   eh_globals* const eh = __cxa_get_globals();

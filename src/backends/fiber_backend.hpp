@@ -95,13 +95,9 @@ class fiber_backend final : public backend {
   void end_iteration() override;
   std::string_view name() const override { return "fibers"; }
 
-  // As thread_backend's: called, on the switching fiber, instead of any
-  // switch back to the scheduler (slot 0) during an iteration. The fork
-  // server's child ends its process there.
-  void on_scheduler_resumed(void (*hook)(void*), void* argument) noexcept {
-    hook_ = hook;
-    hook_argument_ = argument;
-    in_fork_child_ = hook_ != nullptr || own_thread_state_;
+  void on_scheduler_resumed(void (*hook)(void*), void* argument) noexcept override {
+    backend::on_scheduler_resumed(hook, argument);
+    in_fork_child_ = hook != nullptr || own_thread_state_;
   }
 
  private:
@@ -158,8 +154,6 @@ class fiber_backend final : public backend {
   std::size_t from_ = 0;
   bool own_thread_state_ = false;
   bool in_fork_child_ = false;  // own_thread_state_ or a hook
-  void (*hook_)(void*) = nullptr;
-  void* hook_argument_ = nullptr;
 };
 
 }  // namespace heddle::detail

@@ -226,7 +226,7 @@ void thread_backend::adopt_control() const noexcept {
 
 void thread_backend::resume(std::size_t slot) {
   if (slot == 0 && first_here_) {
-    if (hook_ != nullptr) hook_(hook_argument_);
+    if (has_scheduler_hook()) call_scheduler_hook();
     std::abort();  // the hook ends the process; without one nobody could go on
   }
   unpark(word_to_resume(slot));
@@ -298,8 +298,8 @@ void thread_backend::switch_to(std::size_t from, std::size_t to) {
   park(mine);
   if (from != 0) {
     adopt_control();
-  } else if (hook_ != nullptr) {
-    hook_(hook_argument_);
+  } else if (has_scheduler_hook()) {
+    call_scheduler_hook();
   }
 }
 

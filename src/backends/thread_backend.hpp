@@ -50,14 +50,6 @@ class thread_backend final : public backend {
   void end_iteration() override;
   std::string_view name() const override { return "threads"; }
 
-  // Called on the scheduler thread each time control comes back to it during
-  // an iteration (the first time: the iteration is over and the engine is
-  // about to unwind). The fork server's child ends its process there: its
-  // threads die with it, so C frames are never unwound by an exception.
-  void on_scheduler_resumed(void (*hook)(void*), void* argument) noexcept {
-    hook_ = hook;
-    hook_argument_ = argument;
-  }
 
   // From the next iteration on, the thread that runs the iteration (the
   // scheduler) runs the first operation itself instead of waking a pool
@@ -105,8 +97,6 @@ class thread_backend final : public backend {
   std::vector<worker*> slots_;
   std::vector<worker*> idle_;  // this backend's parked workers, ready for a slot
   bool first_here_ = false;
-  void (*hook_)(void*) = nullptr;
-  void* hook_argument_ = nullptr;
 
   friend void run_worker(worker& w);
 };

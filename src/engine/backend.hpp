@@ -27,6 +27,25 @@ class backend {
   // Every operation has finished or been abandoned.
   virtual void end_iteration() = 0;
   virtual std::string_view name() const = 0;
+
+  // A hook the backend calls, on the thread or fiber that is switching,
+  // instead of resuming the scheduler (slot 0) during an iteration: the
+  // first such switch means the iteration is over and the engine is about to
+  // unwind. The fork server's child ends its process there, so its C frames
+  // are never unwound by an exception. Virtual so that a backend can take a
+  // slower path only when a hook is set.
+  virtual void on_scheduler_resumed(void (*hook)(void*), void* argument) noexcept {
+    hook_ = hook;
+    hook_argument_ = argument;
+  }
+
+ protected:
+  bool has_scheduler_hook() const noexcept { return hook_ != nullptr; }
+  void call_scheduler_hook() const { hook_(hook_argument_); }
+
+ private:
+  void (*hook_)(void*) = nullptr;
+  void* hook_argument_ = nullptr;
 };
 
 }  // namespace heddle::detail
