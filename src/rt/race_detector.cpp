@@ -8,7 +8,20 @@ namespace heddle::rt {
 
 namespace {
 constexpr std::uintptr_t granule_bytes = 8;
-}
+
+class busy_scope {
+ public:
+  explicit busy_scope(bool& busy) : busy_(busy) { busy_ = true; }
+  ~busy_scope() { busy_ = false; }
+  busy_scope(const busy_scope&) = delete;
+  busy_scope& operator=(const busy_scope&) = delete;
+
+ private:
+  bool& busy_;
+};
+
+std::uint32_t clamp32(std::uintptr_t n) { return n > 0xffffffffU ? 0xffffffffU : static_cast<std::uint32_t>(n); }
+}  // namespace
 
 race_detector& the_race_detector() {
   static race_detector detector;
@@ -27,6 +40,7 @@ void race_detector::begin_iteration_if_new() {
   for (vector_clock& c : fence_pending_) c.clear();
   seq_cst_fences_.clear();
   granules_.clear();
+  freed_.clear();
 }
 
 vector_clock& race_detector::clock(operation_id op) {
@@ -114,8 +128,103 @@ void race_detector::joined(operation_id child) {
   join_into(clock(current_operation()), copy);
 }
 
+template <class F>
+void race_detector::for_granules_in(std::uintptr_t address, std::uintptr_t size, F f) {
+  const std::uintptr_t first = address / granule_bytes;
+  const std::uintptr_t last = (address + size + granule_bytes - 1) / granule_bytes;
+  // Look up each granule of a small range; walk the records for a large one.
+  if (last - first <= granules_.size()) {
+    for (std::uintptr_t key = first; key < last; ++key)
+      if (auto it = granules_.find(key); it != granules_.end()) f(it->second);
+  } else {
+    for (auto& [key, g] : granules_)
+      if (key >= first && key < last) f(g);
+  }
+}
+
+void race_detector::erase_freed(std::uintptr_t begin, std::uintptr_t end) {
+  auto it = freed_.lower_bound(begin);
+  if (it != freed_.begin()) {
+    const auto before = std::prev(it);
+    if (before->second.end > begin) it = before;
+  }
+  while (it != freed_.end() && it->first < end) {
+    const std::uintptr_t start = it->first;
+    const freed_block block = it->second;
+    it = freed_.erase(it);
+    // What lies outside [begin, end) stays freed.
+    if (start < begin) {
+      freed_block head = block;
+      head.end = begin;
+      freed_.emplace(start, head);
+    }
+    if (block.end > end) freed_.emplace(end, block);
+  }
+}
+
+void race_detector::reset_range(std::uintptr_t address, std::uintptr_t size) {
+  const std::uintptr_t first = address / granule_bytes;
+  const std::uintptr_t last = (address + size + granule_bytes - 1) / granule_bytes;
+  if (last - first <= granules_.size()) {
+    for (std::uintptr_t key = first; key < last; ++key) granules_.erase(key);
+  } else {
+    std::erase_if(granules_, [&](const auto& entry) { return entry.first >= first && entry.first < last; });
+  }
+  erase_freed(address, address + size);
+}
+
+void race_detector::allocated(std::uintptr_t address, std::uintptr_t size) {
+  begin_iteration_if_new();
+  if (busy_ || size == 0) return;
+  const busy_scope scope(busy_);
+  reset_range(address, size);
+}
+
+void race_detector::forget(std::uintptr_t address, std::uintptr_t size) { allocated(address, size); }
+
+std::optional<race> race_detector::freed(std::uintptr_t address, std::uintptr_t size, std::uintptr_t pc) {
+  vector_clock& mine = own_clock();  // first: it may allocate
+  if (busy_ || size == 0) return std::nullopt;
+  const busy_scope scope(busy_);
+  // Freed twice: the C library says so; the first free stays the one remembered.
+  if (check_freed(address, 1, true, pc, false)) return std::nullopt;
+  const operation_id me = current_operation();
+  const std::uint32_t now = mine[me];
+  std::optional<race> first;
+  const access_record record{me, now, 0, static_cast<std::uint8_t>(granule_bytes), true, false, address,
+                             clamp32(size), pc, true};
+  for_granules_in(address, size, [&](granule& g) {
+    std::optional<race> r = check_granule(g, record);
+    if (r && !first) first = r;
+  });
+  reset_range(address, size);  // no history left: what is remembered is the free
+  freed_.emplace(address, freed_block{address + size, me, now, address, size, pc});
+  return first;
+}
+
+std::optional<race> race_detector::check_freed(std::uintptr_t address, std::uint32_t size, bool write,
+                                               std::uintptr_t pc, bool atomic) {
+  if (freed_.empty()) return std::nullopt;
+  auto it = freed_.upper_bound(address);
+  if (it != freed_.begin()) {
+    const auto before = std::prev(it);
+    if (before->second.end > address) it = before;
+  }
+  if (it == freed_.end() || it->first >= address + size) return std::nullopt;
+  const freed_block& b = it->second;
+  const operation_id me = current_operation();
+  const vector_clock& mine = clock(me);
+  const bool ordered = b.operation == me || (b.operation < mine.size() && b.clock <= mine[b.operation]);
+  race r{.earlier = {.operation = b.operation, .write = true, .free = true, .address = b.address,
+                     .size = clamp32(b.size), .pc = b.pc},
+         .later = {.operation = me, .write = write, .atomic = atomic, .address = address, .size = size, .pc = pc},
+         .after_free = ordered};
+  return r;
+}
+
 bool race_detector::touch_is_shared(std::uintptr_t address) {
   begin_iteration_if_new();
+  const busy_scope scope(busy_);
   granule& g = granules_[address / granule_bytes];
   const operation_id me = current_operation();
   if (g.first_toucher == 0) g.first_toucher = me;
@@ -134,8 +243,8 @@ std::optional<race> race_detector::check_granule(granule& g, const access_record
   };
   for (const access_record& r : g.accesses) {
     if (!(r.write || a.write) || (r.atomic && a.atomic) || !overlaps(r) || happened_before(r)) continue;
-    found = race{{r.operation, r.write, r.atomic, r.address, r.full_size, r.pc},
-                 {a.operation, a.write, a.atomic, a.address, a.full_size, a.pc}};
+    found = race{{r.operation, r.write, r.atomic, r.free, r.address, r.full_size, r.pc},
+                 {a.operation, a.write, a.atomic, a.free, a.address, a.full_size, a.pc}};
     break;
   }
   // Drop what the new access makes redundant, then record it. An atomic
@@ -154,6 +263,9 @@ std::optional<race> race_detector::on_access(std::uintptr_t address, std::uint32
   const vector_clock& mine = own_clock();
   const operation_id me = current_operation();
   const std::uint32_t now = mine[me];
+  const busy_scope scope(busy_);
+  // Freed memory has no history to check against: the free is what it meets.
+  if (std::optional<race> r = check_freed(address, size, write, pc, atomic)) return r;
   std::optional<race> first;
   // An access may span granules (unaligned, 16 bytes, ranges): check each piece.
   std::uintptr_t at = address;

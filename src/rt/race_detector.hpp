@@ -28,11 +28,19 @@
 // check precise for the accesses it sees (no false reports) while bounding the
 // records by the number of unordered operations.
 //
+// The heap (rt/heap_hooks.cpp): an allocation starts a fresh history for its
+// bytes (memory the C library hands out again is a new object, not the old
+// one's), and a free is a write of the whole block, which races with every
+// access not ordered before it. The freed range is then remembered, with who
+// freed it, until it is allocated again: an access there is a use after free,
+// and also a race if the free is not ordered before it.
+//
 // Contract: only the running operation calls in, and only under control; the
 // state belongs to one iteration and is dropped when the next one starts.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -49,6 +57,7 @@ struct access_site {
   operation_id operation = 0;
   bool write = false;
   bool atomic = false;
+  bool free = false;  // the free of the block at `address`, `size` bytes
   std::uintptr_t address = 0;
   std::uint32_t size = 0;
   std::uintptr_t pc = 0;
@@ -57,6 +66,8 @@ struct access_site {
 struct race {
   access_site earlier;  // the recorded access
   access_site later;    // the access being made
+  // `earlier` is a free ordered before `later`: a use after free, not a race.
+  bool after_free = false;
 };
 
 class race_detector final : public detail::hb_listener {
@@ -65,6 +76,16 @@ class race_detector final : public detail::hb_listener {
   // returns the first race it has with a recorded access, after recording it.
   std::optional<race> on_access(std::uintptr_t address, std::uint32_t size, bool write, std::uintptr_t pc,
                                 bool atomic = false);
+
+  // Memory [address, address + size) is a new object (malloc, mmap): it has
+  // no history, and no operation has touched it yet.
+  void allocated(std::uintptr_t address, std::uintptr_t size);
+  // The running operation frees [address, address + size): a write of every
+  // byte, checked as such; the range is then freed until allocated again.
+  std::optional<race> freed(std::uintptr_t address, std::uintptr_t size, std::uintptr_t pc);
+  // munmap: the range's history ends, with no access and nothing remembered
+  // (an access there faults).
+  void forget(std::uintptr_t address, std::uintptr_t size);
 
   // Did another operation than the running one touch this granule before?
   // Marks the granule as touched by the running operation. The memory policy
@@ -99,6 +120,15 @@ class race_detector final : public detail::hb_listener {
     std::uintptr_t address;  // of the whole access, for the report
     std::uint32_t full_size;
     std::uintptr_t pc;
+    bool free = false;
+  };
+  struct freed_block {
+    std::uintptr_t end;  // the range is [key, end)
+    operation_id operation;
+    std::uint32_t clock;
+    std::uintptr_t address;  // the whole block, for the report
+    std::uintptr_t size;
+    std::uintptr_t pc;
   };
   struct granule {
     operation_id first_toucher = 0;
@@ -115,6 +145,13 @@ class race_detector final : public detail::hb_listener {
   vector_clock& clock(operation_id op);
   static void join_into(vector_clock& into, const vector_clock& from);
   std::optional<race> check_granule(granule& g, const access_record& access);
+  std::optional<race> check_freed(std::uintptr_t address, std::uint32_t size, bool write, std::uintptr_t pc,
+                                  bool atomic);
+  // Calls f(key, granule) for every recorded granule of [address, address + size).
+  template <class F>
+  void for_granules_in(std::uintptr_t address, std::uintptr_t size, F f);
+  void erase_freed(std::uintptr_t begin, std::uintptr_t end);
+  void reset_range(std::uintptr_t address, std::uintptr_t size);
 
   std::uint32_t epoch_ = 0;  // the iteration the state belongs to
   std::vector<vector_clock> clocks_;      // index = operation id
@@ -125,6 +162,11 @@ class race_detector final : public detail::hb_listener {
   std::vector<vector_clock> fence_pending_;
   vector_clock seq_cst_fences_;
   std::unordered_map<std::uintptr_t, granule> granules_;  // key = address / 8
+  std::map<std::uintptr_t, freed_block> freed_;  // key = first byte; disjoint ranges
+  // Set while the detector changes its maps: the C library's allocator, which
+  // they call, is hooked too, and must not reach them then (it is heddle's
+  // own memory, which instrumented code never touches).
+  bool busy_ = false;
 };
 
 // The one detector of the process; installed as detail::hb by __tsan_init.

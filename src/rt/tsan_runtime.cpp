@@ -94,8 +94,8 @@ iteration_state& state() {
 source_position symbolize_for_report(std::uintptr_t pc) { return symbolize(pc); }
 
 std::string side(const engine& e, const access_site& a, const race& r) {
-  std::string text = fmt::format("{}{} by {}", a.atomic ? "atomic " : "", a.write ? "write" : "read",
-                                 e.describe_operation(a.operation));
+  std::string text = fmt::format("{}{} by {}", a.atomic ? "atomic " : "",
+                                 a.free ? "free" : a.write ? "write" : "read", e.describe_operation(a.operation));
   if (a.address != r.later.address || a.size != r.later.size)
     text += fmt::format(" ({} bytes at {:#x})", a.size, a.address);
   const source_position p = symbolize(a.pc);
@@ -104,7 +104,30 @@ std::string side(const engine& e, const access_site& a, const race& r) {
   return text;
 }
 
+// An access to a block freed before it (ordered by happens-before: otherwise
+// it is a race with the free). Reported as a crash: in production it reads or
+// corrupts whatever the allocator put there next.
+void report_use_after_free(engine& e, const race& r) {
+  const access_site& use = r.later;
+  std::string message = fmt::format("use after free: {}{} of {} bytes at {:#x} by {}", use.atomic ? "atomic " : "",
+                                    use.write ? "write" : "read", use.size, use.address,
+                                    e.describe_operation(use.operation));
+  const source_position at = symbolize(use.pc);
+  if (at.known()) message += fmt::format(" at {}:{}", at.file, at.line);
+  if (!at.function.empty()) message += " in " + at.function;
+  message += fmt::format("; the block of {} bytes at {:#x} was freed by {}", r.earlier.size, r.earlier.address,
+                         e.describe_operation(r.earlier.operation));
+  const source_position freed_at = symbolize(r.earlier.pc);
+  if (freed_at.known()) message += fmt::format(" at {}:{}", freed_at.file, freed_at.line);
+  if (!freed_at.function.empty()) message += " in " + freed_at.function;
+  e.report(bug_kind::crash, std::move(message), at, false);
+}
+
 [[gnu::noinline]] void report_race(engine& e, const race& r) {
+  if (r.after_free) {
+    report_use_after_free(e, r);
+    return;
+  }
   const std::string variable = symbolize_data(r.later.address);
   std::string message = fmt::format("data race on {} bytes at {:#x}{}: {}, and {}", r.later.size, r.later.address,
                                     variable.empty() ? "" : " (" + variable + ")", side(e, r.earlier, r),
@@ -161,6 +184,19 @@ void memory_access(std::uintptr_t address, std::uint32_t size, bool write, std::
   if (e->unwinding() || !e->config().detect_races) return;
   if (const std::optional<race> r = detector.on_access(address, size, write, pc)) report_race(*e, *r);
 }
+
+void heap_allocated(std::uintptr_t address, std::uintptr_t size) { the_race_detector().allocated(address, size); }
+
+void heap_freed(std::uintptr_t address, std::uintptr_t size, std::uintptr_t pc) {
+  engine* e = engine::current();
+  if (e->unwinding() || !e->config().detect_races || state().ignore_depth() > 0) {
+    the_race_detector().forget(address, size);
+    return;
+  }
+  if (const std::optional<race> r = the_race_detector().freed(address, size, pc)) report_race(*e, *r);
+}
+
+void unmapped(std::uintptr_t address, std::uintptr_t size) { the_race_detector().forget(address, size); }
 
 void atomic_point(point_kind kind, std::uintptr_t address, std::uintptr_t pc) {
   const resource& r = state().atomics.at(address);

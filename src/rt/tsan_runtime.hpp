@@ -40,6 +40,14 @@ bool spurious_cas_failure(std::uintptr_t address);
 // atomic_thread_fence: a fence point, and the fence's edges (race_detector).
 void fence(tsan_order order, std::uintptr_t pc);
 
+// The heap and mappings (rt/heap_hooks.cpp), after the C library's call:
+// [address, address + size) is a new object; is freed by the running
+// operation at `pc` (a write of the whole block, raced with as such, then
+// remembered for use-after-free reports); or is unmapped (forgotten).
+void heap_allocated(std::uintptr_t address, std::uintptr_t size);
+void heap_freed(std::uintptr_t address, std::uintptr_t size, std::uintptr_t pc);
+void unmapped(std::uintptr_t address, std::uintptr_t size);
+
 void function_entry(std::uintptr_t caller_pc);
 void function_exit();
 void ignore_begin();
