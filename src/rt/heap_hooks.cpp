@@ -95,8 +95,9 @@ const allocator* real() {
 }
 
 // Set while a hook tells the runtime: the runtime's own allocations then are
-// its business, not the program's (and would recurse).
-thread_local bool telling = false;
+// its business, not the program's (and would recurse). A plain global: only
+// the running operation gets past hooks_active(), one at a time.
+bool telling = false;
 
 class telling_scope {
  public:

@@ -1,36 +1,65 @@
 // Vector clocks, sync edges and the per-granule access check of the race
-// detector; see race_detector.hpp for the algorithm and its contract.
+// detector; see race_detector.hpp for the algorithm and its contract, and
+// shadow_memory.hpp for where a granule's shadow lives.
 #include "rt/race_detector.hpp"
 
+#include <pthread.h>
+
 #include <algorithm>
+
+#include "rt/shadow_memory.hpp"
 
 namespace heddle::rt {
 
 namespace {
-constexpr std::uintptr_t granule_bytes = 8;
-
-class busy_scope {
- public:
-  explicit busy_scope(bool& busy) : busy_(busy) { busy_ = true; }
-  ~busy_scope() { busy_ = false; }
-  busy_scope(const busy_scope&) = delete;
-  busy_scope& operator=(const busy_scope&) = delete;
-
- private:
-  bool& busy_;
-};
+using shadow::granule_bytes;
 
 std::uint32_t clamp32(std::uintptr_t n) { return n > 0xffffffffU ? 0xffffffffU : static_cast<std::uint32_t>(n); }
+
+// A free of more than this is forgotten rather than checked and marked.
+constexpr std::uintptr_t free_checked_bytes = 256 * 1024;
+// A reset of at least this drops whole shadow pages instead of stamping each granule.
+constexpr std::uintptr_t discard_bytes = 64 * 1024;
 }  // namespace
 
-race_detector& the_race_detector() {
+namespace {
+constexpr std::uint64_t pc_mask = shadow_granule::pc_mask;
+constexpr std::uint64_t write_bit = shadow_granule::write_bit;
+constexpr std::uint64_t atomic_bit = shadow_granule::atomic_bit;
+constexpr std::uint64_t free_bit = shadow_granule::free_bit;
+constexpr std::uint64_t used_bit = shadow_granule::used_bit;
+constexpr std::uint32_t shared_bit = shadow_granule::shared_bit;
+
+constexpr std::uint64_t describe(std::uint32_t offset, std::uint32_t size, bool write, bool atomic) {
+  return shadow_granule::describe(offset, size, write, atomic);
+}
+std::uint32_t offset_of(std::uint64_t bits) {
+  return static_cast<std::uint32_t>(bits >> shadow_granule::offset_shift) & 7;
+}
+std::uint32_t size_of(std::uint64_t bits) { return (static_cast<std::uint32_t>(bits >> shadow_granule::size_shift) & 7) + 1; }
+void on_fork_child() { the_race_detector().forked(); }
+}  // namespace
+
+namespace {
+race_detector* make_detector() {
   static race_detector detector;
-  return detector;
+  shadow::reserve();
+  ::pthread_atfork(nullptr, nullptr, &on_fork_child);
+  return &detector;
+}
+}  // namespace
+
+race_detector* the_detector = nullptr;
+
+race_detector& the_race_detector() {
+  if (the_detector == nullptr) the_detector = make_detector();
+  return *the_detector;
 }
 
 void race_detector::begin_iteration_if_new() {
   if (epoch_ == detail::control.epoch) return;
   epoch_ = detail::control.epoch;
+  if (++generation_ == 0) generation_ = 1;  // 0 is what a reset writes
   for (vector_clock& c : clocks_) c.clear();
   for (sync_clocks& s : sync_) {
     s.exclusive.clear();
@@ -39,8 +68,6 @@ void race_detector::begin_iteration_if_new() {
   for (vector_clock& c : fence_released_) c.clear();
   for (vector_clock& c : fence_pending_) c.clear();
   seq_cst_fences_.clear();
-  granules_.clear();
-  freed_.clear();
 }
 
 vector_clock& race_detector::clock(operation_id op) {
@@ -128,159 +155,156 @@ void race_detector::joined(operation_id child) {
   join_into(clock(current_operation()), copy);
 }
 
-template <class F>
-void race_detector::for_granules_in(std::uintptr_t address, std::uintptr_t size, F f) {
-  const std::uintptr_t first = address / granule_bytes;
-  const std::uintptr_t last = (address + size + granule_bytes - 1) / granule_bytes;
-  // Look up each granule of a small range; walk the records for a large one.
-  if (last - first <= granules_.size()) {
-    for (std::uintptr_t key = first; key < last; ++key)
-      if (auto it = granules_.find(key); it != granules_.end()) f(it->second);
-  } else {
-    for (auto& [key, g] : granules_)
-      if (key >= first && key < last) f(g);
+shadow_granule* race_detector::granule_of(std::uintptr_t address) {
+  auto* g = static_cast<shadow_granule*>(shadow::of(address));
+  if (g != nullptr && g->generation != generation_) {
+    g->generation = generation_;
+    g->toucher = 0;
+    g->cells[0].bits = g->cells[1].bits = g->cells[2].bits = 0;
   }
-}
-
-void race_detector::erase_freed(std::uintptr_t begin, std::uintptr_t end) {
-  auto it = freed_.lower_bound(begin);
-  if (it != freed_.begin()) {
-    const auto before = std::prev(it);
-    if (before->second.end > begin) it = before;
-  }
-  while (it != freed_.end() && it->first < end) {
-    const std::uintptr_t start = it->first;
-    const freed_block block = it->second;
-    it = freed_.erase(it);
-    // What lies outside [begin, end) stays freed.
-    if (start < begin) {
-      freed_block head = block;
-      head.end = begin;
-      freed_.emplace(start, head);
-    }
-    if (block.end > end) freed_.emplace(end, block);
-  }
+  return g;
 }
 
 void race_detector::reset_range(std::uintptr_t address, std::uintptr_t size) {
-  const std::uintptr_t first = address / granule_bytes;
-  const std::uintptr_t last = (address + size + granule_bytes - 1) / granule_bytes;
-  if (last - first <= granules_.size()) {
-    for (std::uintptr_t key = first; key < last; ++key) granules_.erase(key);
-  } else {
-    std::erase_if(granules_, [&](const auto& entry) { return entry.first >= first && entry.first < last; });
-  }
-  erase_freed(address, address + size);
+  const std::uintptr_t end = address + size;
+  std::uintptr_t head_end = end;
+  std::uintptr_t tail_begin = end;
+  if (size >= discard_bytes) shadow::discard(address, size, head_end, tail_begin);
+  const auto stamp_empty = [](std::uintptr_t from, std::uintptr_t to) {
+    for (std::uintptr_t at = from / granule_bytes * granule_bytes; at < to; at += granule_bytes) {
+      auto* g = static_cast<shadow_granule*>(shadow::of(at));
+      if (g != nullptr && g->generation != 0) g->generation = 0;  // no write to a page never touched
+    }
+  };
+  stamp_empty(address, head_end);
+  stamp_empty(tail_begin, end);
 }
 
 void race_detector::allocated(std::uintptr_t address, std::uintptr_t size) {
   begin_iteration_if_new();
-  if (busy_ || size == 0) return;
-  const busy_scope scope(busy_);
   reset_range(address, size);
 }
 
 void race_detector::forget(std::uintptr_t address, std::uintptr_t size) { allocated(address, size); }
 
 std::optional<race> race_detector::freed(std::uintptr_t address, std::uintptr_t size, std::uintptr_t pc) {
-  vector_clock& mine = own_clock();  // first: it may allocate
-  if (busy_ || size == 0) return std::nullopt;
-  const busy_scope scope(busy_);
-  // Freed twice: the C library says so; the first free stays the one remembered.
-  if (check_freed(address, 1, true, pc, false)) return std::nullopt;
+  vector_clock& mine = own_clock();
+  if (size == 0) return std::nullopt;
+  if (size > free_checked_bytes) {
+    reset_range(address, size);
+    return std::nullopt;
+  }
   const operation_id me = current_operation();
   const std::uint32_t now = mine[me];
+  const access_site site{.operation = me, .write = true, .free = true, .address = address, .size = clamp32(size),
+                         .pc = pc};
   std::optional<race> first;
-  const access_record record{me, now, 0, static_cast<std::uint8_t>(granule_bytes), true, false, address,
-                             clamp32(size), pc, true};
-  for_granules_in(address, size, [&](granule& g) {
-    std::optional<race> r = check_granule(g, record);
-    if (r && !first) first = r;
-  });
-  reset_range(address, size);  // no history left: what is remembered is the free
-  freed_.emplace(address, freed_block{address + size, me, now, address, size, pc});
-  return first;
-}
-
-std::optional<race> race_detector::check_freed(std::uintptr_t address, std::uint32_t size, bool write,
-                                               std::uintptr_t pc, bool atomic) {
-  if (freed_.empty()) return std::nullopt;
-  auto it = freed_.upper_bound(address);
-  if (it != freed_.begin()) {
-    const auto before = std::prev(it);
-    if (before->second.end > address) it = before;
+  const std::uintptr_t end = address + size;
+  for (std::uintptr_t at = address / granule_bytes * granule_bytes; at < end; at += granule_bytes) {
+    shadow_granule* g = granule_of(at);
+    if (g == nullptr) continue;
+    // Freed twice: the C library says so; the first free stays the one remembered.
+    if ((g->cells[0].bits & free_bit) != 0) return std::nullopt;
+    if (!first) {
+      std::optional<race> r = check(*g, at, site, 0, granule_bytes);
+      if (r && !r->earlier.free) first = r;
+    }
+    g->cells[0] = {(pc & pc_mask) | describe(0, granule_bytes, true, false) | free_bit, me, now};
+    g->cells[1].bits = g->cells[2].bits = 0;
   }
-  if (it == freed_.end() || it->first >= address + size) return std::nullopt;
-  const freed_block& b = it->second;
-  const operation_id me = current_operation();
-  const vector_clock& mine = clock(me);
-  const bool ordered = b.operation == me || (b.operation < mine.size() && b.clock <= mine[b.operation]);
-  race r{.earlier = {.operation = b.operation, .write = true, .free = true, .address = b.address,
-                     .size = clamp32(b.size), .pc = b.pc},
-         .later = {.operation = me, .write = write, .atomic = atomic, .address = address, .size = size, .pc = pc},
-         .after_free = ordered};
-  return r;
+  return first;
 }
 
 bool race_detector::touch_is_shared(std::uintptr_t address) {
   begin_iteration_if_new();
-  const busy_scope scope(busy_);
-  granule& g = granules_[address / granule_bytes];
+  shadow_granule* g = granule_of(address);
+  if (g == nullptr) return false;
   const operation_id me = current_operation();
-  if (g.first_toucher == 0) g.first_toucher = me;
-  else if (g.first_toucher != me) g.shared = true;
-  return g.shared;
+  if (g->toucher == 0) g->toucher = me;
+  else if ((g->toucher & ~shared_bit) != me) g->toucher |= shared_bit;
+  return (g->toucher & shared_bit) != 0;
 }
 
-std::optional<race> race_detector::check_granule(granule& g, const access_record& a) {
+std::optional<race> race_detector::check(shadow_granule& g, std::uintptr_t base, const access_site& a,
+                                         std::uint32_t offset, std::uint32_t size) {
+  using cell = shadow_granule::cell;
   const vector_clock& mine = clock(a.operation);
-  std::optional<race> found;
-  const auto overlaps = [&](const access_record& r) {
-    return r.offset < a.offset + a.size && a.offset < r.offset + r.size;
-  };
-  const auto happened_before = [&](const access_record& r) {
-    return r.operation == a.operation || (r.operation < mine.size() && r.clock <= mine[r.operation]);
-  };
-  for (const access_record& r : g.accesses) {
-    if (!(r.write || a.write) || (r.atomic && a.atomic) || !overlaps(r) || happened_before(r)) continue;
-    found = race{{r.operation, r.write, r.atomic, r.free, r.address, r.full_size, r.pc},
-                 {a.operation, a.write, a.atomic, a.free, a.address, a.full_size, a.pc}};
-    break;
+  const std::uint32_t now = mine[a.operation];
+  const std::uint64_t kind = describe(offset, size, a.write, a.atomic);
+  // The fast path: this operation made this access (or a write covering it,
+  // for a read) since its last release; nothing can have changed.
+  for (const cell& c : g.cells) {
+    if (c.operation == a.operation && c.clock == now &&
+        ((c.bits ^ kind) & ~pc_mask & ~write_bit) == 0 && ((c.bits & write_bit) != 0 || !a.write))
+      return std::nullopt;
   }
-  // Drop what the new access makes redundant, then record it. An atomic
-  // access does not stand in for a plain one: a later atomic access races
-  // with the plain one only.
-  std::erase_if(g.accesses, [&](const access_record& r) {
-    return happened_before(r) && r.offset >= a.offset && r.offset + r.size <= a.offset + a.size &&
-           (a.write || !r.write) && (!a.atomic || r.atomic);
-  });
-  g.accesses.push_back(a);
+  std::optional<race> found;
+  int take = -1;
+  int empty = -1;
+  for (int i = 0; i < 3; ++i) {
+    const cell& c = g.cells[i];
+    if ((c.bits & used_bit) == 0) {
+      empty = i;
+      continue;
+    }
+    const std::uint32_t c_offset = offset_of(c.bits);
+    const std::uint32_t c_size = size_of(c.bits);
+    const bool c_write = (c.bits & write_bit) != 0;
+    const bool c_atomic = (c.bits & atomic_bit) != 0;
+    const bool c_free = (c.bits & free_bit) != 0;
+    const bool before = c.operation == a.operation || (c.operation < mine.size() && c.clock <= mine[c.operation]);
+    const bool overlaps = c_offset < offset + size && offset < c_offset + c_size;
+    if (c_free) {
+      // Freed memory: a use after free if the free happened before, else a
+      // race with the free; either way nothing is recorded.
+      return race{.earlier = {.operation = c.operation, .write = true, .free = true, .address = base,
+                              .size = static_cast<std::uint32_t>(granule_bytes), .pc = c.bits & pc_mask},
+                  .later = a,
+                  .after_free = before};
+    }
+    if (!found && (c_write || a.write) && !(c_atomic && a.atomic) && overlaps && !before) {
+      found = race{.earlier = {.operation = c.operation, .write = c_write, .atomic = c_atomic,
+                               .address = base + c_offset, .size = c_size, .pc = c.bits & pc_mask},
+                   .later = a};
+    }
+    // What the new access makes redundant: ordered before it and covered by it.
+    if (take < 0 && before && c_offset >= offset && c_offset + c_size <= offset + size && (a.write || !c_write) &&
+        (!a.atomic || c_atomic))
+      take = i;
+  }
+  if (take < 0) take = empty >= 0 ? empty : static_cast<int>(evictions_++ % 3);
+  g.cells[take] = {(a.pc & pc_mask) | kind, a.operation, now};
   return found;
 }
 
 std::optional<race> race_detector::on_access(std::uintptr_t address, std::uint32_t size, bool write,
                                              std::uintptr_t pc, bool atomic) {
-  const vector_clock& mine = own_clock();
-  const operation_id me = current_operation();
-  const std::uint32_t now = mine[me];
-  const busy_scope scope(busy_);
-  // Freed memory has no history to check against: the free is what it meets.
-  if (std::optional<race> r = check_freed(address, size, write, pc, atomic)) return r;
-  std::optional<race> first;
-  // An access may span granules (unaligned, 16 bytes, ranges): check each piece.
-  std::uintptr_t at = address;
+  begin_iteration_if_new();
+  const access_site site{.operation = current_operation(), .write = write, .atomic = atomic, .address = address,
+                         .size = size, .pc = pc};
+  // The usual access lies in one granule.
+  const std::uintptr_t base = address / granule_bytes * granule_bytes;
   const std::uintptr_t end = address + size;
-  while (at < end) {
-    const std::uintptr_t base = at / granule_bytes * granule_bytes;
-    const std::uintptr_t stop = std::min(end, base + granule_bytes);
-    granule& g = granules_[base / granule_bytes];
-    if (g.first_toucher == 0) g.first_toucher = me;
-    else if (g.first_toucher != me) g.shared = true;
-    const access_record record{me,    now,    static_cast<std::uint8_t>(at - base),
-                               static_cast<std::uint8_t>(stop - at),
-                               write, atomic, address, size, pc};
-    std::optional<race> r = check_granule(g, record);
-    if (r && !first) first = r;
+  if (end <= base + granule_bytes) {
+    shadow_granule* g = granule_of(address);
+    if (g == nullptr) return std::nullopt;
+    if (g->toucher == 0) g->toucher = site.operation;
+    else if ((g->toucher & ~shared_bit) != site.operation) g->toucher |= shared_bit;
+    return check(*g, base, site, static_cast<std::uint32_t>(address - base), size);
+  }
+  // One spanning granules (unaligned, 16 bytes, ranges): each piece.
+  std::optional<race> first;
+  for (std::uintptr_t at = address; at < end;) {
+    const std::uintptr_t piece = at / granule_bytes * granule_bytes;
+    const std::uintptr_t stop = std::min(end, piece + granule_bytes);
+    if (shadow_granule* g = granule_of(at)) {
+      if (g->toucher == 0) g->toucher = site.operation;
+      else if ((g->toucher & ~shared_bit) != site.operation) g->toucher |= shared_bit;
+      std::optional<race> r = check(*g, piece, site, static_cast<std::uint32_t>(at - piece),
+                                    static_cast<std::uint32_t>(stop - at));
+      if (r && !first) first = r;
+      if (r && r->earlier.free) break;
+    }
     at = stop;
   }
   return first;

@@ -20,34 +20,50 @@
 // plain access to the same bytes race unless ordered (a plain access to an
 // atomic object is undefined behaviour); two atomic accesses never race.
 //
-// Memory is tracked in 8-byte granules. A granule keeps the accesses no later
-// access has made redundant: an access that happens before a new one and is
-// covered by it (same or fewer bytes, and the new one writes or the old one
-// reads) can only race with what the new one races with, so it is dropped.
-// What remains are exactly the accesses that may still race, which makes the
-// check precise for the accesses it sees (no false reports) while bounding the
-// records by the number of unordered operations.
+// Memory is tracked in 8-byte granules, in a shadow memory in the style of
+// ThreadSanitizer's: each granule of application memory has one 64-byte
+// shadow granule (a cache line) at an address computed from its own, with no
+// hashing and no allocation on the way (rt/shadow_memory.hpp). A shadow
+// granule holds the operation that touched it first (the memory policy
+// "shared" makes a point of the accesses of any other) and three access
+// cells: operation, its clock component then (a FastTrack epoch), bytes,
+// read or write, atomic or plain, and the pc for the report. An access that
+// happens before a new one and is covered by it (same or fewer bytes, and the
+// new one writes or the old one reads) can only race with what the new one
+// races with, so the new one takes its cell; with three unordered accesses
+// recorded, a fourth replaces one of them in turn, so a race may be missed,
+// never invented. An operation re-touching its own memory with nothing
+// between (same operation and epoch, covered) finds its own cell and stops.
+//
+// Each shadow granule carries the generation of the detector that wrote it;
+// another generation reads as empty. A new iteration (in-process, or a fork
+// server's child, whose shadow is a copy-on-write image of its parent's) is a
+// new generation, so a reset costs nothing and what the parent wrote before
+// forking is never seen.
 //
 // The heap (rt/heap_hooks.cpp): an allocation starts a fresh history for its
 // bytes (memory the C library hands out again is a new object, not the old
 // one's), and a free is a write of the whole block, which races with every
-// access not ordered before it. The freed range is then remembered, with who
-// freed it, until it is allocated again: an access there is a use after free,
-// and also a race if the free is not ordered before it.
+// access not ordered before it. The free then stays in the shadow, as each
+// granule's only cell, until the memory is allocated again: an access there
+// is a use after free, and a race with the free if the free is not ordered
+// before it. (A block of more than free_checked_bytes is forgotten instead:
+// checking and marking it would cost more than the program's free.)
 //
 // Contract: only the running operation calls in, and only under control; the
 // state belongs to one iteration and is dropped when the next one starts.
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "heddle/model.hpp"
+#include "rt/shadow_memory.hpp"
 
+// Internal to libheddle-rt: hidden, so its calls need no PLT.
+#pragma GCC visibility push(hidden)
 namespace heddle::rt {
 
 using vector_clock = std::vector<std::uint32_t>;  // index = operation id
@@ -70,8 +86,72 @@ struct race {
   bool after_free = false;
 };
 
+// A granule's shadow: one cache line. A cell's `bits`: the pc (bits 0-47),
+// the first byte within the granule (3 bits), bytes - 1 (3 bits), write,
+// atomic, free, and "used".
+struct shadow_granule {
+  struct cell {
+    std::uint64_t bits;
+    std::uint32_t operation;
+    std::uint32_t clock;
+  };
+  std::uint32_t generation;  // the detector's generation that wrote it; any other reads as empty
+  std::uint32_t toucher;     // the first operation to touch it, | shared_bit once another does
+  std::uint64_t unused;
+  cell cells[3];
+
+  static constexpr std::uint64_t pc_mask = (std::uint64_t{1} << 48) - 1;
+  static constexpr unsigned offset_shift = 48;
+  static constexpr unsigned size_shift = 51;
+  static constexpr std::uint64_t write_bit = std::uint64_t{1} << 54;
+  static constexpr std::uint64_t atomic_bit = std::uint64_t{1} << 55;
+  static constexpr std::uint64_t free_bit = std::uint64_t{1} << 56;
+  static constexpr std::uint64_t used_bit = std::uint64_t{1} << 57;
+  static constexpr std::uint32_t shared_bit = 0x8000'0000U;
+
+  static constexpr std::uint64_t describe(std::uint32_t offset, std::uint32_t size, bool write, bool atomic) {
+    return (std::uint64_t{offset} << offset_shift) | (std::uint64_t{size - 1} << size_shift) |
+           (write ? write_bit : 0) | (atomic ? atomic_bit : 0) | used_bit;
+  }
+};
+static_assert(sizeof(shadow_granule) == shadow::shadow_bytes);
+
 class race_detector final : public detail::hb_listener {
  public:
+  // Whether repeats() may answer, set by the hooks' slow path from the
+  // iteration's options: only with the detector on (it alone records
+  // cells), never under --memory all (every access is a point), and under
+  // "shared" only for memory no other operation touched. A cell repeats()
+  // can find was recorded by that slow path in this iteration, after it set
+  // this, so the setting is always the iteration's own.
+  enum class fast_path : std::uint8_t { off, any, unshared };
+  void set_fast_path(fast_path mode) noexcept { fast_path_ = mode; }
+
+  // The fast path, inline in the hook: is this plain access one the running
+  // operation already made in its current epoch (a cell of its own with the
+  // same bytes, and a write if this is one), in a granule no other operation
+  // touched if the memory policy is "shared"? Then there is nothing to
+  // check, record or make a point of.
+  bool repeats(std::uintptr_t address, std::uint32_t size, bool write) const noexcept {
+    const operation_id me = detail::control.running;
+    if (fast_path_ == fast_path::off || epoch_ != detail::control.epoch || me >= clocks_.size()) return false;
+    const bool unshared = fast_path_ == fast_path::unshared;
+    const vector_clock& mine = clocks_[me];
+    const std::uint32_t offset = static_cast<std::uint32_t>(address % shadow::granule_bytes);
+    if (me >= mine.size() || offset + size > shadow::granule_bytes) return false;
+    const auto* g = static_cast<const shadow_granule*>(shadow::of(address));
+    if (g == nullptr || g->generation != generation_ || (unshared && g->toucher != me)) return false;
+    const std::uint32_t now = mine[me];
+    const std::uint64_t kind = shadow_granule::describe(offset, size, write, false);
+    for (const shadow_granule::cell& c : g->cells) {
+      if (c.operation == me && c.clock == now &&
+          ((c.bits ^ kind) & ~(shadow_granule::pc_mask | shadow_granule::write_bit)) == 0 &&
+          ((c.bits & shadow_granule::write_bit) != 0 || !write))
+        return true;
+    }
+    return false;
+  }
+
   // The access the running operation is about to make (plain, or atomic);
   // returns the first race it has with a recorded access, after recording it.
   std::optional<race> on_access(std::uintptr_t address, std::uint32_t size, bool write, std::uintptr_t pc,
@@ -109,51 +189,27 @@ class race_detector final : public detail::hb_listener {
   // Operations' clocks, for tests and the benchmark.
   const vector_clock& clock_of(operation_id op);
 
+  // A fork server's child: whatever the parent recorded is not its own.
+  void forked() noexcept { epoch_ = ~0U; }
+
  private:
-  struct access_record {
-    operation_id operation;
-    std::uint32_t clock;  // the operation's own component when it accessed
-    std::uint8_t offset;  // first byte within the granule
-    std::uint8_t size;    // bytes within the granule
-    bool write;
-    bool atomic;
-    std::uintptr_t address;  // of the whole access, for the report
-    std::uint32_t full_size;
-    std::uintptr_t pc;
-    bool free = false;
-  };
-  struct freed_block {
-    std::uintptr_t end;  // the range is [key, end)
-    operation_id operation;
-    std::uint32_t clock;
-    std::uintptr_t address;  // the whole block, for the report
-    std::uintptr_t size;
-    std::uintptr_t pc;
-  };
-  struct granule {
-    operation_id first_toucher = 0;
-    bool shared = false;
-    std::vector<access_record> accesses;
-  };
   struct sync_clocks {
     vector_clock exclusive;
     vector_clock shared;
   };
-
   void begin_iteration_if_new();
   vector_clock& own_clock();
   vector_clock& clock(operation_id op);
   static void join_into(vector_clock& into, const vector_clock& from);
-  std::optional<race> check_granule(granule& g, const access_record& access);
-  std::optional<race> check_freed(std::uintptr_t address, std::uint32_t size, bool write, std::uintptr_t pc,
-                                  bool atomic);
-  // Calls f(key, granule) for every recorded granule of [address, address + size).
-  template <class F>
-  void for_granules_in(std::uintptr_t address, std::uintptr_t size, F f);
-  void erase_freed(std::uintptr_t begin, std::uintptr_t end);
+  shadow_granule* granule_of(std::uintptr_t address);
+  std::optional<race> check(shadow_granule& g, std::uintptr_t base, const access_site& access,
+                            std::uint32_t offset, std::uint32_t size);
   void reset_range(std::uintptr_t address, std::uintptr_t size);
 
-  std::uint32_t epoch_ = 0;  // the iteration the state belongs to
+  std::uint32_t epoch_ = 0;       // the iteration the state belongs to
+  std::uint32_t generation_ = 1;  // stamps the shadow granules this iteration writes
+  std::uint32_t evictions_ = 0;   // picks the cell a full granule gives up
+  fast_path fast_path_ = fast_path::off;
   std::vector<vector_clock> clocks_;      // index = operation id
   std::vector<sync_clocks> sync_;         // index = object id
   // Per operation (index = operation id): its clock at its last release
@@ -161,15 +217,13 @@ class race_detector final : public detail::hb_listener {
   std::vector<vector_clock> fence_released_;
   std::vector<vector_clock> fence_pending_;
   vector_clock seq_cst_fences_;
-  std::unordered_map<std::uintptr_t, granule> granules_;  // key = address / 8
-  std::map<std::uintptr_t, freed_block> freed_;  // key = first byte; disjoint ranges
-  // Set while the detector changes its maps: the C library's allocator, which
-  // they call, is hooked too, and must not reach them then (it is heddle's
-  // own memory, which instrumented code never touches).
-  bool busy_ = false;
 };
 
-// The one detector of the process; installed as detail::hb by __tsan_init.
+// The one detector of the process; installed as detail::hb by __tsan_init,
+// which makes it (and reserves the shadow) before any hook can act, so the
+// hooks' fast path reads `the_detector` directly.
 race_detector& the_race_detector();
+extern race_detector* the_detector;
 
 }  // namespace heddle::rt
+#pragma GCC visibility pop

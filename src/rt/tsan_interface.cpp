@@ -9,8 +9,9 @@
 // here or in tsan_atomics.cpp.
 //
 // Contract: outside control every hook returns at once (one thread-local load
-// and a branch); under control it reports to tsan_runtime.cpp with the
-// caller's pc.
+// and a branch); under control an operation re-touching its own memory stops
+// at the detector's inline fast path (race_detector::repeats), and anything
+// else goes to tsan_runtime.cpp with the caller's pc.
 #include <cstdint>
 
 #include "rt/tsan_runtime.hpp"
@@ -20,8 +21,7 @@
 
 namespace {
 inline void plain_access(const void* address, std::uint32_t size, bool write, std::uintptr_t pc) {
-  if (heddle::rt::tsan::hooks_active())
-    heddle::rt::tsan::memory_access(reinterpret_cast<std::uintptr_t>(address), size, write, pc);
+  heddle::rt::tsan::plain_access(reinterpret_cast<std::uintptr_t>(address), size, write, pc);
 }
 }  // namespace
 

@@ -115,8 +115,7 @@ void report_use_after_free(engine& e, const race& r) {
   const source_position at = symbolize(use.pc);
   if (at.known()) message += fmt::format(" at {}:{}", at.file, at.line);
   if (!at.function.empty()) message += " in " + at.function;
-  message += fmt::format("; the block of {} bytes at {:#x} was freed by {}", r.earlier.size, r.earlier.address,
-                         e.describe_operation(r.earlier.operation));
+  message += fmt::format("; it was freed by {}", e.describe_operation(r.earlier.operation));
   const source_position freed_at = symbolize(r.earlier.pc);
   if (freed_at.known()) message += fmt::format(" at {}:{}", freed_at.file, freed_at.line);
   if (!freed_at.function.empty()) message += " in " + freed_at.function;
@@ -147,10 +146,11 @@ void report_use_after_free(engine& e, const race& r) {
 
 namespace {
 bool installed = false;
+}  // namespace
+
 // The shared thread-local storage: [thread_storage_begin, + thread_storage_size).
 std::uintptr_t thread_storage_begin = 0;
 std::uintptr_t thread_storage_size = 0;
-}  // namespace
 
 void ignore_thread_storage(std::uintptr_t begin, std::uintptr_t end) noexcept {
   thread_storage_begin = begin;
@@ -165,14 +165,21 @@ void install() {
   detail::symbolize_pc = &symbolize_for_report;
 }
 
-void memory_access(std::uintptr_t address, std::uint32_t size, bool write, std::uintptr_t pc) {
-  if (address - thread_storage_begin < thread_storage_size) return;
-  engine* e = engine::current();
+namespace {
+// Everything but the fast path: the memory policy's point, the full check.
+[[gnu::noinline]] void checked_access(engine* e, std::uintptr_t address, std::uint32_t size, bool write,
+                                      std::uintptr_t pc) {
+  const memory_policy policy = e->config().memory;
+  const bool detect = e->config().detect_races;
+  race_detector& detector = *rt::the_detector;
+  detector.set_fast_path(!detect || policy == memory_policy::all ? race_detector::fast_path::off
+                         : policy == memory_policy::shared       ? race_detector::fast_path::unshared
+                                                                 : race_detector::fast_path::any);
+  if (policy == memory_policy::none && !detect) return;
   iteration_state& s = state();
   if (s.ignore_depth() > 0 || size == 0) return;
-  race_detector& detector = the_race_detector();
   bool point = false;
-  switch (e->config().memory) {
+  switch (policy) {
     case memory_policy::all: point = true; break;
     case memory_policy::shared: point = detector.touch_is_shared(address); break;
     case memory_policy::none: break;
@@ -181,8 +188,14 @@ void memory_access(std::uintptr_t address, std::uint32_t size, bool write, std::
     const resource& r = s.variables.at(address / 8 * 8);
     e->point(write ? point_kind::write : point_kind::read, r.id(), std::source_location{}, pc);
   }
-  if (e->unwinding() || !e->config().detect_races) return;
+  if (e->unwinding() || !detect) return;
   if (const std::optional<race> r = detector.on_access(address, size, write, pc)) report_race(*e, *r);
+}
+}  // namespace
+
+void memory_access(std::uintptr_t address, std::uint32_t size, bool write, std::uintptr_t pc) {
+  if (address - thread_storage_begin < thread_storage_size) return;
+  checked_access(engine::current(), address, size, write, pc);
 }
 
 void heap_allocated(std::uintptr_t address, std::uintptr_t size) { the_race_detector().allocated(address, size); }

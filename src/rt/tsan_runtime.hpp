@@ -12,7 +12,10 @@
 #include <cstdint>
 
 #include "heddle/model.hpp"
+#include "rt/race_detector.hpp"
 
+// Internal to libheddle-rt: hidden, so its calls need no PLT.
+#pragma GCC visibility push(hidden)
 namespace heddle::rt::tsan {
 
 // True when a hook must act: an operation of a controlled iteration runs and
@@ -25,6 +28,18 @@ enum class tsan_order : int { relaxed, consume, acquire, release, acq_rel, seq_c
 // A plain access the instrumented code is about to make: a scheduling point
 // if the memory policy says so, then the race check.
 void memory_access(std::uintptr_t address, std::uint32_t size, bool write, std::uintptr_t pc);
+
+// The thread-local storage accesses are not checked in (ignore_thread_storage).
+extern std::uintptr_t thread_storage_begin;
+extern std::uintptr_t thread_storage_size;
+
+// memory_access with its fast path inline in the hook: a few loads and
+// compares when the running operation re-touches its own memory.
+inline void plain_access(std::uintptr_t address, std::uint32_t size, bool write, std::uintptr_t pc) {
+  if (!hooks_active() || address - thread_storage_begin < thread_storage_size) return;
+  if (the_detector->repeats(address, size, write)) return;
+  memory_access(address, size, write, pc);
+}
 
 // An atomic operation on `address` is about to happen: a read, write or rmw
 // point on the atomic's resource.
@@ -71,3 +86,4 @@ void install();
 bool instrumented() noexcept;
 
 }  // namespace heddle::rt::tsan
+#pragma GCC visibility pop

@@ -218,6 +218,22 @@ TEST(tsan_races, race_found_in_the_first_iteration_even_when_no_assertion_fails)
   EXPECT_EQ(r.bug->kind, heddle::bug_kind::data_race);
 }
 
+TEST(tsan_races, each_iteration_starts_with_an_empty_shadow) {
+  // Operation 1 reads the counter before it creates operation 2, which
+  // writes it last. If the next iteration still saw that write (operation 2,
+  // its first epoch), operation 1's first read, made before any operation 2
+  // exists, would race with it.
+  for (const auto policy : {heddle::memory_policy::none, heddle::memory_policy::shared}) {
+    const auto r = heddle::explore(quiet({.iterations = 20, .strategy = "random", .memory = policy}), [] {
+      HEDDLE_ASSERT(read_counter() >= 0);
+      heddle::thread t(bump);
+      t.join();
+    });
+    EXPECT_FALSE(r.bug) << r.bug->message;
+    EXPECT_EQ(r.stats.iterations, 20U);
+  }
+}
+
 namespace {
 
 // 300 random iterations of a producer publishing 42 through a flag and a
