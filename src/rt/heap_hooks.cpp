@@ -135,6 +135,9 @@ bool from_runtime(std::uintptr_t pc) {
   return pc - runtime_begin < runtime_end - runtime_begin;
 }
 
+// Found once at load, not in each fork server child.
+[[gnu::constructor]] void find_runtime_at_load() { (void)from_runtime(0); }
+
 // Is there anything to tell about a call from `pc`? Under control, and only
 // if some code is instrumented: without it, the detector sees no access to
 // check.

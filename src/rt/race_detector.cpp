@@ -158,6 +158,7 @@ void race_detector::joined(operation_id child) {
 shadow_granule* race_detector::granule_of(std::uintptr_t address) {
   auto* g = static_cast<shadow_granule*>(shadow::of(address));
   if (g != nullptr && g->generation != generation_) {
+    if (std::uint8_t* flag = shadow::region_flag(address); flag != nullptr && *flag == 0) *flag = 1;
     g->generation = generation_;
     g->toucher = 0;
     g->cells[0].bits = g->cells[1].bits = g->cells[2].bits = 0;
@@ -171,9 +172,19 @@ void race_detector::reset_range(std::uintptr_t address, std::uintptr_t size) {
   std::uintptr_t tail_begin = end;
   if (size >= discard_bytes) shadow::discard(address, size, head_end, tail_begin);
   const auto stamp_empty = [](std::uintptr_t from, std::uintptr_t to) {
-    for (std::uintptr_t at = from / granule_bytes * granule_bytes; at < to; at += granule_bytes) {
-      auto* g = static_cast<shadow_granule*>(shadow::of(at));
-      if (g != nullptr && g->generation != 0) g->generation = 0;  // no write to a page never touched
+    constexpr std::uintptr_t region = std::uintptr_t{1} << shadow::region_bits;
+    for (std::uintptr_t at = from / granule_bytes * granule_bytes; at < to;) {
+      const std::uintptr_t region_end = std::min(to, (at / region + 1) * region);
+      if (!shadow::region_written(at)) {  // nothing to clear, and no shadow page to fault in
+        at = region_end;
+        continue;
+      }
+      for (; at < region_end; at += granule_bytes) {
+        auto* g = static_cast<shadow_granule*>(shadow::of(at));
+        // A plain store: reading first would fault a page never touched in
+        // twice (the zero page, then its copy) when the program then uses it.
+        if (g != nullptr) g->generation = 0;
+      }
     }
   };
   stamp_empty(address, head_end);

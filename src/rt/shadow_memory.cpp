@@ -9,6 +9,7 @@
 namespace heddle::rt::shadow {
 
 std::uintptr_t window_shadow[64] = {};
+std::uint8_t* written_regions = nullptr;
 
 namespace {
 constexpr std::uintptr_t shadow_start = 0x1000'0000'0000;
@@ -34,6 +35,10 @@ bool reserve() noexcept {
   }
   for (std::size_t i = 0; i < std::size(shadowed_windows); ++i)
     window_shadow[shadowed_windows[i]] = shadow_start + i * window_shadow_bytes;
+  // One byte per region of the shadowed windows' application memory.
+  const std::size_t regions = std::size(shadowed_windows) * ((window_mask + 1) >> region_bits);
+  void* flags = ::mmap(nullptr, regions, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (flags != MAP_FAILED) written_regions = static_cast<std::uint8_t*>(flags);
   return true;
 }
 

@@ -47,6 +47,27 @@ inline void* of(std::uintptr_t address) noexcept {
   return reinterpret_cast<void*>(base + (address & window_mask) / granule_bytes * shadow_bytes);
 }
 
+// Which 256 KiB regions of application memory (2 MiB of shadow) had shadow
+// written since the process started: one byte each, set with the first write
+// of a granule in a generation. A reset of memory whose region has none skips
+// it without touching its shadow pages (each first touch of one is a page
+// fault, in every fork server child). Null if it could not be reserved (then
+// every region counts as written).
+inline constexpr unsigned region_bits = 18;  // 256 KiB of application memory
+extern std::uint8_t* written_regions;
+inline std::uint8_t* region_flag(std::uintptr_t address) noexcept {
+  if (written_regions == nullptr) return nullptr;
+  const std::uintptr_t window = address >> window_bits;
+  const std::uintptr_t base = window_shadow[window];
+  if (base == 0) return nullptr;
+  return written_regions + ((base - window_shadow[0]) / shadow_bytes * granule_bytes +
+                            (address & window_mask)) / (std::uintptr_t{1} << region_bits);
+}
+inline bool region_written(std::uintptr_t address) noexcept {
+  const std::uint8_t* flag = region_flag(address);
+  return flag == nullptr || *flag != 0;
+}
+
 // Zeroes the shadow of [address, address + size) that lies on whole pages
 // (the kernel drops them); returns the part it did not cover at either end
 // through `head_end` and `tail_begin` (application addresses).
