@@ -115,6 +115,9 @@ struct fork_channel {
   char stopped[512];  // the engine's reason when the strategy stopped it
   bug_record found;
   crash_record crash;
+  // rt::uncontrolled_input bits: what the program read that a replay cannot
+  // reproduce (uncontrolled_inputs.hpp), for a divergence's likely cause.
+  std::atomic<std::uint32_t> uncontrolled_inputs;
   // The mirror. Invariant: the first `steps_mirrored` entries of `steps()`,
   // and the first `operations_mirrored`/`objects_mirrored` entries of the
   // tables, equal the engine's at the time of the last decision.

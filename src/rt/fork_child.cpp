@@ -140,7 +140,7 @@ void mirror(fork_channel& ch, const detail::engine& e, bool everything) {
   }
   // An operation runs on one thread from start to end: asked once.
   if (current != 0 && current < ops && ch.operations[current].tid == 0)
-    ch.operations[current].tid = static_cast<std::int32_t>(::gettid());
+    ch.operations[current].tid = static_cast<std::int32_t>(::syscall(SYS_gettid));  // not the interposer
   ch.operations_mirrored = ops;
   const object_id objects = std::min<object_id>(e.object_count(), max_objects);
   for (object_id id = everything ? 1 : std::max<object_id>(ch.objects_mirrored, 1); id < objects; ++id) {

@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -26,6 +27,9 @@
 #include "heddle/explore.hpp"
 #include "rt/loader_fini.hpp"
 #include "rt/output_capture.hpp"
+#include "rt/output_check.hpp"
+#include "rt/posix_clock.hpp"
+#include "rt/uncontrolled_inputs.hpp"
 #include "rt/watchdog.hpp"
 #include "runner/iteration_runner.hpp"
 #include "runner/overrides.hpp"
@@ -53,12 +57,64 @@ struct run_plan {
   std::string program_path;
   std::vector<std::string> arguments;
   std::string test;
+  // heddle run --check: judges each iteration's output (output_check.hpp).
+  // A replay takes it from its trace.
+  std::string check;
 };
 
 std::string self_path(const char* fallback) {
   std::error_code ec;
   const fs::path p = fs::read_symlink("/proc/self/exe", ec);
   return ec ? std::string(fallback) : p.string();
+}
+
+// What a push-button trace records beyond the trace header, under its
+// "options": the --check command, and whether the program ran with address
+// randomization (heddle run turns it off, so that a program that hashes or
+// orders by address replays; docs/pushbutton.md).
+struct run_options {
+  std::string check;
+  std::string address_randomization;  // "off", "on"; empty in traces written before it was recorded
+  std::optional<clock_bases> clocks;  // where the program's clocks started (posix_clock.hpp)
+};
+
+run_options run_options_of(const std::string& trace_file) {
+  run_options r;
+  std::ifstream in(trace_file);
+  const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  if (!j.is_object() || !j.contains("options") || !j["options"].is_object()) return r;  // a compact trace
+  const nlohmann::json& o = j["options"];
+  if (o.contains("check") && o["check"].is_string()) r.check = o["check"];
+  if (o.contains("address_randomization") && o["address_randomization"].is_string())
+    r.address_randomization = o["address_randomization"];
+  if (o.contains("clock_realtime_ns") && o["clock_realtime_ns"].is_number_integer() &&
+      o.contains("clock_monotonic_ns") && o["clock_monotonic_ns"].is_number_integer())
+    r.clocks = clock_bases{o["clock_realtime_ns"].get<std::int64_t>(), o["clock_monotonic_ns"].get<std::int64_t>()};
+  return r;
+}
+
+// This process's: the fork server's children inherit it.
+std::string address_randomization() {
+  const int persona = ::personality(0xffffffff);
+  return persona != -1 && (persona & ADDR_NO_RANDOMIZE) != 0 ? "off" : "on";
+}
+
+// The likely cause of a divergence, as far as the fork server can see it:
+// what the program read that no run reproduces, addresses that moved, else
+// what heddle does not control. `trace_file`: the trace a replay follows
+// (empty for --check-determinism, whose runs share one address layout).
+std::string divergence_cause(const std::string& trace_file, std::uint32_t inputs) {
+  const std::string read = describe_uncontrolled_inputs(inputs);
+  if (!read.empty()) return "Likely cause: " + read;
+  const std::string recorded = trace_file.empty() ? "off" : run_options_of(trace_file).address_randomization;
+  if (recorded == "on")
+    return "Likely cause: the trace was recorded with address randomization on, and the program depends on "
+           "addresses (it hashes or orders by pointer); record it again with heddle run, which turns it off";
+  if (address_randomization() == "on")
+    return "Likely cause: address randomization is on in this run (it could not be turned off), and the program "
+           "may depend on addresses";
+  return "Likely cause: the program depends on something heddle does not control (input, files, an uninstrumented "
+         "spin on memory, /dev/urandom, a static left over from before main)";
 }
 
 run_plan make_plan(const program_entry& program) {
@@ -74,8 +130,13 @@ run_plan make_plan(const program_entry& program) {
   if (!backend_given) o.backend = "threads";
   // A push-button run always has a watchdog: 10 s unless HEDDLE_ITERATION_TIMEOUT says otherwise (0: none).
   if (std::getenv("HEDDLE_ITERATION_TIMEOUT") == nullptr) o.iteration_timeout = std::chrono::seconds(10);
+  if (const char* check = std::getenv("HEDDLE_CHECK"); check != nullptr) plan.check = check;
   if (!o.replay.empty()) {
     trace recorded = detail::load_replay(o, plan.test);
+    const run_options recorded_run = run_options_of(o.replay);
+    plan.check = recorded_run.check;
+    // The replay's clocks start where the run's did.
+    if (recorded_run.clocks) set_clock_bases(*recorded_run.clocks);
     if (!backend_given) o.backend = recorded.header.backend;
     // HEDDLE_REPLAY_REPEAT=N replays the trace N times, each in a new child
     // (the harness's check that a bug replays every time).
@@ -144,6 +205,7 @@ struct iteration_result {
   std::vector<operation_id> step_operations;  // who took each step
   bool hit_max_steps = false;
   std::optional<std::string> stopped;
+  std::uint32_t uncontrolled_inputs = 0;  // rt::uncontrolled_input bits
 };
 
 class iteration_server {
@@ -193,6 +255,7 @@ class iteration_server {
     ch_.stopped[0] = '\0';
     ch_.found.present = 0;
     ch_.crash = {};
+    ch_.uncontrolled_inputs.store(0, std::memory_order_relaxed);
     ch_.steps_mirrored = 0;
     ch_.operations_mirrored = 0;
     ch_.objects_mirrored = 0;
@@ -335,6 +398,7 @@ class iteration_server {
 
   void finish(int status) {
     result_.hit_max_steps = ch_.hit_max_steps != 0;
+    result_.uncontrolled_inputs = ch_.uncontrolled_inputs.load(std::memory_order_relaxed);
     if (ch_.stopped[0] != '\0') result_.stopped = std::string(ch_.stopped);
     if (ch_.end == ending::ended && ch_.found.present) {
       const bug_record& r = ch_.found;
@@ -371,7 +435,18 @@ class iteration_server {
       return;
     }
     const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
-    if (code != 0 && plan_.opts.exit_code_is_bug) {
+    if (code == 0 || !plan_.opts.exit_code_is_bug) {
+      if (plan_.check.empty()) return;
+      if (const auto failed = failed_output_check(plan_.check, output_)) {
+        bug b;
+        b.kind = bug_kind::assertion;
+        b.message = fmt::format("the output check failed: '{}' {}", plan_.check, *failed);
+        set_operation(b, ch_.end == ending::exiting ? ch_.current : last_chosen_);
+        result_.found = std::move(b);
+      }
+      return;
+    }
+    {
       bug b;
       b.kind = bug_kind::exit_code;
       b.message = ch_.end == ending::exiting
@@ -441,6 +516,39 @@ fork_channel* map_channel(std::uint64_t max_steps) {
   return ch;
 }
 
+// --check-determinism: the iteration runs twice more, in new children, on
+// the schedule it took (a replay of its steps); each must take the same steps
+// and end the same way. Returns what differed, with the likely cause.
+std::optional<std::string> run_again(run_plan& plan, iteration_server& server, const program_entry& program,
+                                     std::uint64_t index, const iteration_result& first, std::uint32_t& inputs) {
+  std::unique_ptr<detail::strategy> exploring = std::move(plan.chosen);
+  std::optional<std::string> what;
+  int run = 2;
+  for (; run <= 3 && !what; ++run) {
+    auto again = std::make_unique<detail::replay_strategy>(first.steps, exploring->describe());
+    detail::replay_strategy& replaying = *again;
+    plan.chosen = std::move(again);
+    plan.chosen->begin_iteration(index, detail::iteration_seed(plan.opts.seed, index));
+    const iteration_result r = server.run(program);
+    const auto ending = [](const std::optional<bug>& b) {
+      return b ? fmt::format("{} bug at step {} ({})", to_string(b->kind), b->step, b->message) : std::string("no bug");
+    };
+    if (r.stopped) what = *r.stopped;
+    else if (!r.found && replaying.remaining() > 0)
+      what = fmt::format("the program finished after {} steps, but the first run took {}", r.steps.size(),
+                         first.steps.size());
+    else if (first.found.has_value() != r.found.has_value() ||
+             (first.found && (first.found->kind != r.found->kind || first.found->step != r.found->step)))
+      what = fmt::format("the first run ended with {}, this one with {}", ending(first.found), ending(r.found));
+    inputs = first.uncontrolled_inputs | r.uncontrolled_inputs;
+  }
+  plan.chosen = std::move(exploring);
+  if (!what) return std::nullopt;
+  return fmt::format("the program is not deterministic: iteration {} ran again (run {} of 3) on the same schedule "
+                     "and diverged: {}. {}",
+                     index, run - 1, *what, divergence_cause({}, inputs));
+}
+
 int explore_program(const program_entry& program, run_plan& plan, bool json_summary) {
   const options& o = plan.opts;
   fork_channel& ch = *map_channel(o.max_steps);
@@ -451,6 +559,10 @@ int explore_program(const program_entry& program, run_plan& plan, bool json_summ
   statistics stats;
   std::optional<bug> found;
   std::string trace_file, divergence;
+  std::uint32_t divergence_inputs = 0;  // what the diverging run read that no run reproduces
+  // Every child's clocks start here (a replay's: where its trace's did).
+  (void)current_clock_bases();
+  note_uncontrolled_inputs_in(&ch.uncontrolled_inputs);
   const auto started = clock::now();
   const auto deadline = o.time_budget.count() > 0 ? started + o.time_budget : clock::time_point::max();
   std::uint64_t reproduced = 0;
@@ -464,7 +576,14 @@ int explore_program(const program_entry& program, run_plan& plan, bool json_summ
     stats.steps_total += r.steps.size();
     if (o.record_iterations) schedules.push_back({index, fmt::format("{:016x}", detail::schedule_hash(r.steps)), r.steps.size()});
     stats.max_steps_hits += r.hit_max_steps ? 1 : 0;
+    if (plan.replaying == nullptr && o.check_determinism && !r.stopped) {
+      if (auto what = run_again(plan, server, program, index, r, divergence_inputs)) {
+        divergence = std::move(*what);
+        break;
+      }
+    }
     if (plan.replaying != nullptr) {
+      divergence_inputs = r.uncontrolled_inputs;
       if (r.stopped) divergence = *r.stopped;
       else if (!r.found && plan.replaying->remaining() > 0)
         divergence = fmt::format("the program finished after {} steps, but the trace has {} more", r.steps.size(),
@@ -491,7 +610,13 @@ int explore_program(const program_entry& program, run_plan& plan, bool json_summ
       else if (!o.out.empty()) {
         std::string dir;
         for (char c : plan.test) dir += std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' ? c : '_';
-        trace_file = write_bug_file(fs::path(o.out) / dir, to_json(t));
+        nlohmann::json written = nlohmann::json::parse(to_json(t));
+        written["options"]["address_randomization"] = address_randomization();
+        const clock_bases clocks = current_clock_bases();
+        written["options"]["clock_realtime_ns"] = clocks.realtime_ns;
+        written["options"]["clock_monotonic_ns"] = clocks.monotonic_ns;
+        if (!plan.check.empty()) written["options"]["check"] = plan.check;
+        trace_file = write_bug_file(fs::path(o.out) / dir, written.dump(1) + "\n");
       }
       detail::report_context ctx{plan.test, plan.program_path, trace_file, index, stats.iterations,
                                  plan.replaying != nullptr};
@@ -522,9 +647,7 @@ int explore_program(const program_entry& program, run_plan& plan, bool json_summ
   stats.elapsed = clock::now() - started;
   const double rate = stats.iterations_per_second();
   if (!divergence.empty() && plan.replaying != nullptr)
-    divergence = fmt::format("replay diverged: {}. Likely cause: the program depends on something heddle does not "
-                             "control (real time, input, addresses, unseeded randomness)",
-                             divergence);
+    divergence = fmt::format("replay diverged: {}. {}", divergence, divergence_cause(o.replay, divergence_inputs));
   if (!divergence.empty()) std::fprintf(stderr, "heddle: %s\n", divergence.c_str());
   if (!found && divergence.empty() && o.print_report)
     std::fprintf(stderr, "heddle: no bug found in %llu iteration(s) of %s (strategy %s%s, %.0f iterations/s)\n",

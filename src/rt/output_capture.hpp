@@ -26,6 +26,8 @@ class output_capture {
   // "  output of the iteration (last N lines of stdout and stderr):" and the
   // lines, indented; empty when the program wrote nothing.
   std::string tail_section(std::size_t lines) const;
+  // The memfd both streams go to (heddle run --check reads it from the start).
+  int fd() const noexcept { return fd_; }
 
  private:
   int fd_ = -1;

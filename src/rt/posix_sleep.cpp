@@ -7,8 +7,8 @@
 // evenly), so a spin loop that yields or sleeps makes progress.
 // The sleeps are cancellation points on entry and when they return.
 //
-// clock_gettime is not interposed: a program reads real time, and a deadline
-// it computes from it is turned into a virtual one by its distance from now.
+// The program's clocks read virtual time too (posix_clock.cpp), and a deadline
+// it computes from them is turned into a virtual one by its distance from now.
 #include <sched.h>
 #include <unistd.h>
 

@@ -7,6 +7,7 @@
 
 #include "backends/real.hpp"
 #include "engine/engine.hpp"
+#include "rt/posix_clock.hpp"
 
 namespace heddle::rt {
 
@@ -26,11 +27,16 @@ virtual_time deadline_after(const timespec& d) {
 }
 
 virtual_time deadline_at(clockid_t clock, const timespec& abstime) {
-  // The program computed abstime from the real clock; only the distance
-  // matters, and it is spent on virtual time.
-  timespec real_now{};
-  HEDDLE_REAL(clock_gettime)(clock, &real_now);
-  const std::int64_t ns = nanos(abstime) - nanos(real_now);
+  // The program computed abstime from its clock, which reads virtual time
+  // under control (posix_clock.cpp); only the distance matters, and it is
+  // spent on virtual time. A clock that is not virtual is read for real.
+  std::int64_t reading = 0;
+  if (!virtual_reading(clock, reading)) {
+    timespec real_now{};
+    HEDDLE_REAL(clock_gettime)(clock, &real_now);
+    reading = nanos(real_now);
+  }
+  const std::int64_t ns = nanos(abstime) - reading;
   return ns <= 0 ? now() : now() + ns;
 }
 

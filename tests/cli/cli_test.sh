@@ -466,6 +466,38 @@ json.dump(t, open("diverging.json", "w"))' "$trace" || fail "cannot rewrite the 
     expect_exit 0
     ;;
 
+  run_check_judges_each_iteration_by_its_output)
+    # The twin prints "balance ..." each iteration: a check that wants it passes.
+    run "$heddle" run --iterations 50 --out out --check 'grep -q "^balance"' -- "${plain}_fixed"
+    expect_exit 0
+    # One that wants something else fails at the first iteration, with its
+    # status and last line; the trace records the check and that addresses
+    # were not randomized, and the replay runs the check again.
+    run "$heddle" run --iterations 50 --out out --check 'echo wrong output >&2; exit 3' -- "${plain}_fixed"
+    expect_exit 1
+    expect_stderr "assertion: the output check failed: 'echo wrong output >&2; exit 3' exited with status 3: wrong output"
+    trace=out/run_plain_abba_deadlock_fixed/bug-1.json
+    expect_file "$trace"
+    grep -q '"check": "echo wrong output >&2; exit 3"' "$trace" || fail "the trace does not record the check"
+    grep -q '"address_randomization": "off"' "$trace" || fail "the trace does not say addresses were not randomized"
+    grep -q '"clock_realtime_ns"' "$trace" || fail "the trace does not record where the clocks started"
+    run "$heddle" replay "$trace"
+    expect_exit 1
+    expect_stderr "bug reproduced"
+    run "$heddle" run --check '' -- "${plain}_fixed"
+    expect_one_line_error "bad value '' for --check: expected a shell command"
+    ;;
+
+  run_check_determinism_names_the_thread_id)
+    run "$heddle" run --iterations 20 --check-determinism --out out -- "$plain_dir/plain_thread_id_path"
+    expect_exit 2
+    expect_stderr "heddle: the program is not deterministic: iteration"
+    expect_stderr "Likely cause: it read its threads' ids (gettid), which differ in every run"
+    # A program that reads no id runs three times per iteration and passes.
+    run "$heddle" run --iterations 100 --check-determinism --out out -- "${plain}_fixed"
+    expect_exit 0
+    ;;
+
   replay_of_a_test_hang_stops_at_the_run_timeout)
     run "$heddle" test "$hanging" --filter 'hang.read_that_nobody_writes' --iterations 1000 --parallel 1 \
       --iteration-timeout 300ms --out out

@@ -40,12 +40,17 @@ int run_run(const run_arguments& a) {
   pass(a.iteration_timeout, "iteration_timeout", "--iteration-timeout");
   pass(a.exit_code_is_bug, "exit_code_is_bug", "--exit-code-is-bug");
   if (a.fail_on_max_steps) variables["HEDDLE_FAIL_ON_MAX_STEPS"] = "1";
+  if (a.check_determinism) variables["HEDDLE_CHECK_DETERMINISM"] = "1";
   if (a.strategy) (void)detail::make_strategy(*a.strategy, {});
   // Instrumented programs only (heddle-cc/heddle-c++): which plain accesses are
   // scheduling points, and whether unordered ones are data_race bugs.
   pass(a.memory, "memory", "--memory");
   pass(a.detect_races, "detect_races", "--detect-races");
   pass(a.backend, "backend", "--backend");
+  if (a.check) {
+    if (a.check->empty()) throw usage_error("bad value '' for --check: expected a shell command");
+    variables["HEDDLE_CHECK"] = *a.check;
+  }
   if (a.format == "json") variables["HEDDLE_RUN_FORMAT"] = "json";
   const std::vector<std::string> arguments(a.command.begin() + 1, a.command.end());
   return run_under_heddle(a.command.front(), arguments, variables);

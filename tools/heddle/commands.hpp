@@ -54,7 +54,9 @@ struct run_arguments {
   // Option values exactly as typed; validated before the program runs.
   std::optional<std::string> iterations, time_budget, strategy, seed, max_steps, out, iteration_timeout,
       exit_code_is_bug, memory, detect_races, backend;
+  std::optional<std::string> check;  // a shell command that judges each iteration's output
   bool fail_on_max_steps = false;
+  bool check_determinism = false;  // run each iteration three times, compare
   std::string format = "text";
 };
 int run_run(const run_arguments& args);

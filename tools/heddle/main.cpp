@@ -109,6 +109,12 @@ int main(int argc, char** argv) {
   run_command->add_option("--backend", run.backend,
                           "How the program's threads run: threads (default: OS threads, each with its own "
                           "thread_local variables) or fibers (faster; the threads share thread_local variables)");
+  run_command->add_flag("--check-determinism", run.check_determinism,
+                        "Run each iteration twice more on its schedule and stop if it diverges (the program "
+                        "depends on something heddle does not control)");
+  run_command->add_option("--check", run.check,
+                          "A shell command run after each iteration without a bug, with the program's output on its "
+                          "stdin; a non-zero status is a bug (e.g. --check 'xz -dc | cmp - input')");
   // Not required() here: run_run says what is missing and how to give it.
   run_command->add_option("command", run.command, "The program and its arguments, after --");
 

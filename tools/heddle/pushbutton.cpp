@@ -5,10 +5,13 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <sys/personality.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -92,6 +95,15 @@ int run_under_heddle(const std::string& program, const std::vector<std::string>&
   // child would resolve again what it calls, as its parent never did
   // (docs/pushbutton.md). LD_BIND_NOW= (empty) in the environment opts out.
   ::setenv("LD_BIND_NOW", "1", 0);
+  // The same addresses in every run, so that a program that hashes or orders
+  // by address follows its trace on replay: address randomization off for the
+  // program (inherited through exec, as `setarch -R` does). Malloc still
+  // places blocks as the C library does. The fork server records in each
+  // trace whether it took effect.
+  if (const int persona = ::personality(0xffffffff); persona != -1 && (persona & ADDR_NO_RANDOMIZE) == 0 &&
+                                                      ::personality(static_cast<unsigned long>(persona) | ADDR_NO_RANDOMIZE) == -1)
+    fmt::print(stderr, "heddle: warning: cannot turn address randomization off ({}): a program that hashes or orders "
+                       "by address may not replay\n", std::strerror(errno));
   std::vector<std::string> argv = {program};
   argv.insert(argv.end(), arguments.begin(), arguments.end());
   const exit_status status = run_process(program, argv);

@@ -159,8 +159,9 @@ static long long monotonic_ns(void) {
   return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
-/* Sleeps an hour five ways; returns how much (virtual) time the program
- * believes passed: none, as its clock is real and the sleeps cost none. */
+/* Sleeps an hour five ways; returns how much time the program believes
+ * passed: four hours and a second, as its clock reads virtual time, on which
+ * the sleeps are spent (they cost no real time). */
 long long prog_sleeps(void) {
   const long long start = monotonic_ns();
   sleep(3600);

@@ -1,0 +1,24 @@
+#!/bin/sh
+# tests/thirdparty: a multi-threaded compressor as Debian ships it (not
+# instrumented: heddle controls its pthread synchronization only) compresses
+# one input under `heddle run`; after each iteration --check decompresses what
+# it wrote and compares it with the input.
+#   compressor.sh HEDDLE ITERATIONS WORKDIR pigz|xz|zstd
+set -u
+heddle=$1 iterations=$2 workdir=$3 tool=$4
+here=$(dirname "$0")
+mkdir -p "$workdir" && cd "$workdir" || exit 1
+# 240 KB of text: several blocks for each tool's threads.
+seq 1 40000 > input
+case "$tool" in
+  # 32 KiB blocks: 8 blocks for 4 compressing threads.
+  pigz) program="pigz -p 4 -b 32 -c input" check="pigz -dc | cmp - input" ;;
+  # 64 KiB blocks: xz compresses a block per thread.
+  xz) program="xz -T2 -0 --block-size=64KiB -c input" check="xz -dc | cmp - input" ;;
+  # Jobs of 512 KiB (zstd's smallest) on a copy four times as large.
+  zstd) cat input input input input input input input input > input8
+        program="zstd -T2 -1 -B524288 -c -q input8" check="zstd -dc -q | cmp - input8" ;;
+  *) echo "compressor.sh: unknown tool $tool" >&2; exit 2 ;;
+esac
+# shellcheck disable=SC2086
+exec "$here/check_run.sh" "$heddle" "$iterations" "$workdir" --check "$check" -- $(command -v ${program%% *}) ${program#* }
