@@ -8,6 +8,9 @@
 // is dropped when an iteration starts.
 #include "rt/tsan_runtime.hpp"
 
+#include <elf.h>
+#include <link.h>
+
 #include <deque>
 #include <string>
 #include <unordered_map>
@@ -157,10 +160,57 @@ void ignore_thread_storage(std::uintptr_t begin, std::uintptr_t end) noexcept {
   thread_storage_size = end - begin;
 }
 
+namespace {
+
+// The program's globals: the writable segments of every module loaded at
+// startup (data, bss), found once when the runtime is installed, before the
+// fork server forks. Any thread can reach a global, so under --memory shared
+// its accesses are scheduling points from the first touch, not from the
+// second operation's: a check-then-act on a global that no one touched before
+// is found (docs/pushbutton.md, "Memory accesses"). Heap and stack memory stay
+// points only once a second operation touches them.
+struct address_range {
+  std::uintptr_t begin;
+  std::uintptr_t size;
+};
+std::vector<address_range> global_ranges;
+
+void find_globals() {
+  global_ranges.clear();
+  ::dl_iterate_phdr(
+      [](dl_phdr_info* info, std::size_t, void*) -> int {
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const ElfW(Phdr)& segment = info->dlpi_phdr[i];
+          if (segment.p_type == PT_LOAD && (segment.p_flags & PF_W) != 0 && segment.p_memsz != 0)
+            global_ranges.push_back({info->dlpi_addr + segment.p_vaddr, segment.p_memsz});
+        }
+        return 0;
+      },
+      nullptr);
+}
+
+bool is_global(std::uintptr_t address) noexcept {
+  for (const address_range& r : global_ranges)
+    if (address - r.begin < r.size) return true;
+  return false;
+}
+
+// While the running operation is the only one alive, a point chooses nothing:
+// main filling a global table before it starts threads (or after it joined
+// them) costs no steps.
+bool another_operation_alive(const engine& e) noexcept {
+  for (operation_id id = 1; id < e.operation_count(); ++id)
+    if (id != e.running() && e.operation_at(id).status != detail::op_status::finished) return true;
+  return false;
+}
+
+}  // namespace
+
 bool instrumented() noexcept { return installed; }
 
 void install() {
   installed = true;
+  find_globals();
   detail::hb = &the_race_detector();
   detail::symbolize_pc = &symbolize_for_report;
 }
@@ -181,7 +231,9 @@ namespace {
   bool point = false;
   switch (policy) {
     case memory_policy::all: point = true; break;
-    case memory_policy::shared: point = detector.touch_is_shared(address); break;
+    case memory_policy::shared:
+      point = detector.touch_is_shared(address) || (is_global(address) && another_operation_alive(*e));
+      break;
     case memory_policy::none: break;
   }
   if (point) {
