@@ -64,6 +64,8 @@ unsigned char bytes[16];
 
 void write_byte(int index) { bytes[index] = (unsigned char)(bytes[index] + 1); }
 
+void write_block_byte(unsigned char* block, int index) { block[index] = (unsigned char)(block[index] + 1); }
+
 // Threads through the interposed pthread API (libheddle-rt's pthread surface):
 // each worker records itself in a plain int, under the mutex or not; main reads
 // it after joining both.

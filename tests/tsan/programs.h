@@ -44,6 +44,8 @@ tsan_u128 wide_exchange(tsan_u128* word, tsan_u128 value);
 
 extern unsigned char bytes[16];
 void write_byte(int index);
+// The same on a heap block (memory policy: not a global).
+void write_block_byte(unsigned char* block, int index);
 
 // Two pthreads bump a plain int, under a mutex or not; returns it after joining them.
 int pthread_finishers(int locked);

@@ -79,33 +79,42 @@ TEST(tsan_memory, lost_update_on_a_plain_int_needs_memory_points) {
   EXPECT_FALSE(none.bug) << none.report;
 }
 
-TEST(tsan_memory, shared_policy_makes_points_only_of_addresses_two_operations_touched) {
+TEST(tsan_memory, shared_policy_makes_points_of_heap_addresses_two_operations_touched_and_of_globals) {
   // One iteration under dfs takes the same first schedule whatever the policy.
   // The baseline is the same program without the byte accesses. (Each thread
   // reads its closure from its own stack: private, no point; before stacks were
   // kept per operation while a detector listens, the second thread's closure
   // sat where the first one's had been and counted as shared.)
-  const auto steps = [](heddle::memory_policy policy, int first, int second) {
+  static unsigned char* const block = new unsigned char[16]();  // written by no instrumented code yet
+  const auto steps = [](heddle::memory_policy policy, int first, int second, bool global) {
     const auto r = heddle::explore(
         quiet({.iterations = 1, .strategy = "dfs", .memory = policy, .detect_races = false}), [=] {
-          heddle::thread a([=] { if (first >= 0) write_byte(first); });
-          heddle::thread b([=] { if (second >= 0) write_byte(second); });
+          const auto write = [global](int index) { global ? write_byte(index) : write_block_byte(block, index); };
+          heddle::thread a([=] { if (first >= 0) write(first); });
+          heddle::thread b([=] { if (second >= 0) write(second); });
           a.join();
           b.join();
         });
     EXPECT_FALSE(r.bug) << r.report;
     return r.stats.steps_total;
   };
-  const auto baseline = steps(heddle::memory_policy::shared, -1, -1);
-  // bytes[0] and bytes[8] lie in different 8-byte granules: nothing shared.
-  EXPECT_EQ(steps(heddle::memory_policy::shared, 0, 8), baseline);
+  const auto baseline = steps(heddle::memory_policy::shared, -1, -1, false);
+  // block[0] and block[8] lie in different 8-byte granules: nothing shared
+  // (each thread's read of the pointer `block`, a global, is a point).
+  const auto apart = steps(heddle::memory_policy::shared, 0, 8, false);
+  EXPECT_EQ(apart, baseline + 2);
   // The same byte: the second thread's read and write become points.
-  EXPECT_EQ(steps(heddle::memory_policy::shared, 0, 0), baseline + 2);
+  EXPECT_EQ(steps(heddle::memory_policy::shared, 0, 0, false), apart + 2);
+  // A global is a point from its first touch while another operation is
+  // alive: each thread's read and write of its byte (the other thread exists
+  // by then), though no byte is touched by two.
+  EXPECT_EQ(steps(heddle::memory_policy::shared, 0, 8, true), baseline + 4);
   // Under "all", every read and write of the two bytes is a point too.
-  EXPECT_GE(steps(heddle::memory_policy::all, 0, 8), baseline + 4);
+  EXPECT_GE(steps(heddle::memory_policy::all, 0, 8, false), baseline + 4);
   // Under "none", not even the shared byte is.
-  EXPECT_EQ(steps(heddle::memory_policy::none, 0, 0), baseline);
-  EXPECT_EQ(steps(heddle::memory_policy::none, -1, -1), baseline);
+  EXPECT_EQ(steps(heddle::memory_policy::none, 0, 0, false), baseline);
+  EXPECT_EQ(steps(heddle::memory_policy::none, 0, 0, true), baseline);
+  EXPECT_EQ(steps(heddle::memory_policy::none, -1, -1, false), baseline);
 }
 
 TEST(tsan_memory, atomicity_violation_on_a_shared_struct_is_found) {
