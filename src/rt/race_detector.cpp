@@ -226,13 +226,14 @@ std::optional<race> race_detector::freed(std::uintptr_t address, std::uintptr_t 
   return first;
 }
 
-bool race_detector::touch_is_shared(std::uintptr_t address) {
+bool race_detector::touch_is_shared(std::uintptr_t address, bool reachable) {
   begin_iteration_if_new();
   shadow_granule* g = granule_of(address);
-  if (g == nullptr) return false;
+  if (g == nullptr) return reachable;
   const operation_id me = current_operation();
   if (g->toucher == 0) g->toucher = me;
   else if ((g->toucher & ~shared_bit) != me) g->toucher |= shared_bit;
+  if (reachable) g->toucher |= shared_bit;
   return (g->toucher & shared_bit) != 0;
 }
 

@@ -168,9 +168,11 @@ class race_detector final : public detail::hb_listener {
   void forget(std::uintptr_t address, std::uintptr_t size);
 
   // Did another operation than the running one touch this granule before?
-  // Marks the granule as touched by the running operation. The memory policy
-  // "shared" makes a point of exactly these accesses.
-  bool touch_is_shared(std::uintptr_t address);
+  // Marks the granule as touched by the running operation, and as shared if
+  // `reachable` (a global while another operation is alive: the policy counts
+  // it as shared from the first touch, and so must the fast path). The memory
+  // policy "shared" makes a point of exactly these accesses.
+  bool touch_is_shared(std::uintptr_t address, bool reachable = false);
 
   void acquire(object_id object, bool shared) override;
   void release(object_id object, bool shared) override;

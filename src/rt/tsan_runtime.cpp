@@ -232,7 +232,7 @@ namespace {
   switch (policy) {
     case memory_policy::all: point = true; break;
     case memory_policy::shared:
-      point = detector.touch_is_shared(address) || (is_global(address) && another_operation_alive(*e));
+      point = detector.touch_is_shared(address, is_global(address) && another_operation_alive(*e));
       break;
     case memory_policy::none: break;
   }
