@@ -158,7 +158,7 @@ void race_detector::joined(operation_id child) {
 shadow_granule* race_detector::granule_of(std::uintptr_t address) {
   auto* g = static_cast<shadow_granule*>(shadow::of(address));
   if (g != nullptr && g->generation != generation_) {
-    if (std::uint8_t* flag = shadow::region_flag(address); flag != nullptr && *flag == 0) *flag = 1;
+    if (std::uint8_t* flag = shadow::region_flag(address)) *flag = 1;  // a store: no read fault first
     g->generation = generation_;
     g->toucher = 0;
     g->cells[0].bits = g->cells[1].bits = g->cells[2].bits = 0;

@@ -47,13 +47,14 @@ inline void* of(std::uintptr_t address) noexcept {
   return reinterpret_cast<void*>(base + (address & window_mask) / granule_bytes * shadow_bytes);
 }
 
-// Which 256 KiB regions of application memory (2 MiB of shadow) had shadow
-// written since the process started: one byte each, set with the first write
-// of a granule in a generation. A reset of memory whose region has none skips
-// it without touching its shadow pages (each first touch of one is a page
-// fault, in every fork server child). Null if it could not be reserved (then
-// every region counts as written).
-inline constexpr unsigned region_bits = 18;  // 256 KiB of application memory
+// Which 512-byte regions of application memory (one 4 KiB page of shadow)
+// had shadow written since the process started: one byte each, set with the
+// first write of a granule in a generation. A reset of memory whose region
+// has none (a buffer the C library allocates and instrumented code never
+// touches) skips it without touching its shadow page: each first touch of
+// one is a page fault, in every fork server child. Null if it could not be
+// reserved (then every region counts as written).
+inline constexpr unsigned region_bits = 9;  // 512 bytes of application memory
 extern std::uint8_t* written_regions;
 inline std::uint8_t* region_flag(std::uintptr_t address) noexcept {
   if (written_regions == nullptr) return nullptr;

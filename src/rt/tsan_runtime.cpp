@@ -99,8 +99,13 @@ source_position symbolize_for_report(std::uintptr_t pc) { return symbolize(pc); 
 std::string side(const engine& e, const access_site& a, const race& r) {
   std::string text = fmt::format("{}{} by {}", a.atomic ? "atomic " : "",
                                  a.free ? "free" : a.write ? "write" : "read", e.describe_operation(a.operation));
-  if (a.address != r.later.address || a.size != r.later.size)
+  // A free being made knows its block; one recorded in the shadow knows only
+  // that it covered these bytes.
+  if (a.free) {
+    if (&a == &r.later) text += fmt::format(" (the block of {} bytes at {:#x})", a.size, a.address);
+  } else if (a.address != r.later.address || a.size != r.later.size) {
     text += fmt::format(" ({} bytes at {:#x})", a.size, a.address);
+  }
   const source_position p = symbolize(a.pc);
   if (p.known()) text += fmt::format(" at {}:{}", p.file, p.line);
   if (!p.function.empty()) text += " in " + p.function;
