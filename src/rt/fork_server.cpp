@@ -113,8 +113,9 @@ std::string divergence_cause(const std::string& trace_file, std::uint32_t inputs
   if (address_randomization() == "on")
     return "Likely cause: address randomization is on in this run (it could not be turned off), and the program "
            "may depend on addresses";
-  return "Likely cause: the program depends on something heddle does not control (input, files, an uninstrumented "
-         "spin on memory, /dev/urandom, a static left over from before main)";
+  return "Likely cause: the program depends on something heddle does not control (addresses of heap blocks its "
+         "main thread allocates, input, files, an uninstrumented spin on memory, /dev/urandom, a static left over "
+         "from before main)";
 }
 
 run_plan make_plan(const program_entry& program) {
