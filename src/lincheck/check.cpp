@@ -1,6 +1,6 @@
 // check(): validates a declaration, generates scenarios from the seed, runs
-// each under the controlled scheduler, and on the first failure minimizes it
-// and builds the report, under a crash guard (crash_guard.hpp) that hands a
+// each under the controlled scheduler, and on the first failure minimizes it,
+// saves its trace (crash_trace.hpp) and builds the report, under a crash guard (crash_guard.hpp) that hands a
 // crash over to a standby process (crash_minimize.hpp).
 #include <chrono>
 #include <cstdio>
@@ -11,6 +11,7 @@
 #include "heddle/explore.hpp"
 #include "lincheck/crash_guard.hpp"
 #include "lincheck/crash_minimize.hpp"
+#include "lincheck/crash_trace.hpp"
 #include "lincheck/scenario.hpp"
 #include "runner/test_registry.hpp"
 #include "strategies/rng.hpp"
@@ -54,7 +55,7 @@ namespace {
 // Runs scenario number `index` (its seed derived from it); on a failure,
 // minimizes it and fills res.failure.
 void run_scenario(detail::executor& exec, const declaration& d, scenario sc, std::size_t index, result& res,
-                  bool generated) {
+                  bool generated, const detail::crash_destination& where = {}) {
   const options& opts = d.opts;
   const std::uint64_t scenario_seed = heddle::detail::iteration_seed(opts.seed, index);
   ++res.scenarios;
@@ -81,6 +82,11 @@ void run_scenario(detail::executor& exec, const declaration& d, scenario sc, std
   out.reductions = f.reductions;
   out.reductions_on_recorded_schedule = f.reductions_on_schedule;
   out.report = detail::format_report(exec.names(), f, opts, index, original_calls, generated);
+  bug found;  // a result the condition does not explain fails the judge: an assertion over the history
+  found.kind = f.verdict.bug.value_or(bug_kind::assertion);
+  found.message = f.verdict.bug ? f.verdict.message : f.verdict.kind + ": " + f.verdict.message;
+  out.trace_file = detail::save_trace(d, where, index, f.sc, std::move(f.run.trace), std::move(found));
+  out.report += detail::replay_hint(where, out.trace_file, "fails");
   if (opts.print_report) std::fputs(out.report.c_str(), stderr);
   res.failure = std::move(out);
 }
@@ -94,8 +100,9 @@ result detail::check_as(const declaration& d, const std::string& test, const std
   validate(d);
   const auto started = std::chrono::steady_clock::now();
   // Forked before anything runs: a crash is minimized from this state.
-  detail::crash_supervisor standby(
-      d, {test, result_file, trace_directory, test.empty() ? std::string{} : heddle::detail::test_binary_path()});
+  const detail::crash_destination where{test, result_file, trace_directory,
+                                       test.empty() ? std::string{} : heddle::detail::test_binary_path()};
+  detail::crash_supervisor standby(d, where);
   detail::executor exec(d.erased, d.opts);
   detail::crash_guard guard(exec, d.opts, test, result_file);
   result res;
@@ -104,7 +111,7 @@ result detail::check_as(const declaration& d, const std::string& test, const std
     random_source r(heddle::detail::iteration_seed(d.opts.seed, s));
     scenario sc = detail::generate_scenario(d.erased, d.opts, r);
     guard.enter_scenario(s, sc);
-    run_scenario(exec, d, std::move(sc), s, res, true);
+    run_scenario(exec, d, std::move(sc), s, res, true, where);
   }
   res.elapsed = std::chrono::steady_clock::now() - started;
   return res;

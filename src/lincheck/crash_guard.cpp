@@ -18,21 +18,6 @@ namespace {
 constexpr int guarded[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
 crash_guard* active = nullptr;
 
-}  // namespace
-
-const char* signal_description(int sig) noexcept {
-  switch (sig) {
-    case SIGSEGV: return "SIGSEGV (invalid memory access)";
-    case SIGBUS: return "SIGBUS (bad memory access)";
-    case SIGILL: return "SIGILL (illegal instruction)";
-    case SIGFPE: return "SIGFPE (arithmetic error)";
-    case SIGABRT: return "SIGABRT (abort, such as a failed assert())";
-    default: return "a fatal signal";
-  }
-}
-
-namespace {
-
 extern "C" void lincheck_crash_trampoline(int sig, siginfo_t*, void*) {
   if (active != nullptr) active->on_fatal_signal(sig);
 }

@@ -27,11 +27,11 @@
 #include <vector>
 
 #include "lincheck/execution.hpp"
+#include "runner/crash_guard.hpp"
 
 namespace heddle::lincheck::detail {
 
-// "SIGSEGV (invalid memory access)", ...: how reports name a fatal signal.
-const char* signal_description(int sig) noexcept;
+using heddle::detail::signal_description;  // runner/crash_guard.hpp
 
 // How a run died, as the handler saw it; `signal` is written last.
 struct crash_note {

@@ -127,12 +127,7 @@ class standby {
     const std::string message = crash_message(*best);
     const std::string trace_file = save_trace(*best, message);
     std::string text = interleaving_report(*best, message);
-    if (!trace_file.empty()) {
-      text += fmt::format(
-          "\nThe trace of this run: {}\nIt crashes again with: heddle replay {} (or {} --gtest_filter={} "
-          "--heddle_replay={})\n",
-          trace_file, trace_file, where_.program, where_.test, trace_file);
-    }
+    text += replay_hint(where_, trace_file, "crashes");
     std::fputs(text.c_str(), stderr);
     record(message, trace_file, text);
     return true;
@@ -305,32 +300,10 @@ class standby {
   // The trace `heddle replay` replays (crash_trace.hpp); its path, or empty
   // when there is no test to replay or nowhere to save it.
   std::string save_trace(const crashing_run& c, const std::string& message) const {
-    if (where_.test.empty() || where_.directory.empty()) return {};
-    trace t;
-    trace_header& h = t.header;
-    h.heddle_version = heddle::version;
-    h.program = where_.program;
-    h.test = where_.test;
-    h.strategy = d_.opts.strategy;
-    h.seed = d_.opts.seed;
-    h.iteration = index_;
-    h.max_steps = d_.opts.max_steps;
-    h.fail_on_max_steps = d_.opts.fail_on_max_steps;
-    h.memory = d_.opts.memory;
-    h.detect_races = d_.opts.detect_races;
-    h.arguments = kept_calls(c.sc);
-    t.steps = c.steps;
     bug b;
     b.kind = bug_kind::crash;
     b.message = message;
-    b.step = c.steps.size();
-    t.found = std::move(b);
-    try {
-      return heddle::detail::write_new_file(where_.directory, "bug", ".json", to_json(t));
-    } catch (const std::exception& e) {
-      std::fputs(fmt::format("heddle lincheck: the crash's trace was not saved: {}\n", e.what()).c_str(), stderr);
-      return {};
-    }
+    return detail::save_trace(d_, where_, index_, c.sc, c.steps, std::move(b));
   }
 
   // The test's record for `heddle test`, as the crash guard would write it,
@@ -338,33 +311,17 @@ class standby {
   void record(const std::string& message, const std::string& trace_file, const std::string& text) const {
     if (where_.result_file.empty()) return;
     const crash_counts& n = w_.state->counts;
-    nlohmann::json r = {
-        {"test", where_.test},
-        {"status", "crash"},
-        {"stats",
-         {{"iterations", n.runs},
-          {"seconds", n.seconds},
-          {"steps_total", n.steps}}},
-        {"bugs", nlohmann::json::array()},
-        {"lincheck",
-         {{"scenarios", index_ + 1},
-          {"runs", n.runs},
-          {"steps", n.steps},
-          {"atomic_steps", n.atomic_steps},
-          {"memory_steps", n.memory_steps},
-          {"strategy", d_.opts.strategy},
-          {"seed", d_.opts.seed},
-          {"runs_per_scenario", d_.opts.iterations},
-          {"scenarios_declared", d_.opts.scenarios}}},
-        {"bug",
-         {{"kind", "crash"},
-          {"message", fmt::format("{} (test {}, scenario {} of {}{})", message, where_.test, index_ + 1,
-                                  d_.opts.scenarios,
-                                  reductions_ > 0 ? fmt::format(", minimized from {} calls", original_calls_) : "")}}},
-        {"report", text}};
-    if (!trace_file.empty()) r["trace_file"] = trace_file;
+    result r{index_ + 1, n.runs, 0, n.steps, n.atomic_steps, n.memory_steps, failure{}, {}};
+    r.failure->kind = "crash";
+    r.failure->report = text;
+    r.failure->trace_file = trace_file;
+    r.elapsed = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::duration<double>(n.seconds));
+    nlohmann::json record = record_of(where_.test, d_.opts, r);
+    record["bug"]["message"] = fmt::format("{} (test {}, scenario {} of {}{})", message, where_.test, index_ + 1,
+                                           d_.opts.scenarios,
+                                           reductions_ > 0 ? fmt::format(", minimized from {} calls", original_calls_) : "");
     std::ofstream out(where_.result_file, std::ios::app);
-    out << r.dump() << "\n";
+    out << record.dump() << "\n";
   }
 
   const declaration& d_;

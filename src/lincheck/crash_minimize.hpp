@@ -38,20 +38,13 @@
 
 #include "heddle/lincheck.hpp"
 #include "lincheck/crash_guard.hpp"
+#include "lincheck/crash_trace.hpp"
 
 namespace heddle::detail {
 class shared_region;
 }
 
 namespace heddle::lincheck::detail {
-
-// Where a crash's report, record and trace go.
-struct crash_destination {
-  std::string test;         // "suite.name"; empty from check()
-  std::string result_file;  // `heddle test`'s records (empty: none)
-  std::string directory;    // the trace's directory (empty: no trace)
-  std::string program;      // the binary, which the trace names for `heddle replay`
-};
 
 class crash_supervisor final : public crash_handover {
  public:

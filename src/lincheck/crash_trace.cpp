@@ -1,14 +1,17 @@
-// A lincheck crash trace: the kept calls in the header, and the replay; see
-// crash_trace.hpp.
+// A lincheck failure's trace: the kept calls in the header, the file, and the
+// replay; see crash_trace.hpp.
 #include "lincheck/crash_trace.hpp"
 
 #include <charconv>
+#include <cstdio>
 
 #include <fmt/format.h>
 
 #include "heddle/explore.hpp"
+#include "heddle/version.hpp"
 #include "lincheck/crash_guard.hpp"
 #include "lincheck/scenario.hpp"
+#include "runner/iteration_runner.hpp"
 #include "strategies/rng.hpp"
 #include "strategies/strategies.hpp"
 
@@ -58,7 +61,7 @@ lincheck::options options_of(const declaration& d, const trace& t) {
 scenario scenario_of(const declaration& d, const trace& t, const std::string& path) {
   const std::vector<std::string>& a = t.header.arguments;
   if (a.empty() || a.front() != tag)
-    throw usage_error(fmt::format("trace '{}' was not recorded by a lincheck crash (it names no lincheck scenario)", path));
+    throw usage_error(fmt::format("trace '{}' was not recorded by a lincheck test (it names no lincheck scenario)", path));
   random_source r(heddle::detail::iteration_seed(t.header.seed, t.header.iteration));
   const scenario generated = generate_scenario(d.erased, options_of(d, t), r);
 
@@ -91,8 +94,42 @@ scenario scenario_of(const declaration& d, const trace& t, const std::string& pa
   return sc;
 }
 
-std::string replay_crash(const declaration& d, const std::string& path, const std::string& test,
-                         const std::string& result_file) {
+std::string save_trace(const declaration& d, const crash_destination& where, std::size_t index, const scenario& sc,
+                       std::vector<trace_step> steps, bug found) {
+  if (where.test.empty() || where.directory.empty()) return {};
+  trace t;
+  trace_header& h = t.header;
+  h.heddle_version = heddle::version;
+  h.program = where.program;
+  h.test = where.test;
+  h.strategy = d.opts.strategy;
+  h.seed = d.opts.seed;
+  h.iteration = index;
+  h.max_steps = d.opts.max_steps;
+  h.fail_on_max_steps = d.opts.fail_on_max_steps;
+  h.memory = d.opts.memory;
+  h.detect_races = d.opts.detect_races;
+  h.arguments = kept_calls(sc);
+  found.step = steps.size();
+  t.steps = std::move(steps);
+  t.found = std::move(found);
+  try {
+    return heddle::detail::write_new_file(where.directory, "bug", ".json", to_json(t));
+  } catch (const std::exception& e) {
+    std::fputs(fmt::format("heddle lincheck: the trace was not saved: {}\n", e.what()).c_str(), stderr);
+    return {};
+  }
+}
+
+std::string replay_hint(const crash_destination& where, const std::string& trace_file, std::string_view verb) {
+  if (trace_file.empty()) return {};
+  return fmt::format("\nThe trace of this run: {}\nIt {} again with: heddle replay {} (or {} --gtest_filter={} "
+                     "--heddle_replay={})\n",
+                     trace_file, verb, trace_file, where.program, where.test, trace_file);
+}
+
+replay_result replay_trace(const declaration& d, const std::string& path, const std::string& test,
+                           const std::string& result_file) {
   trace t;
   try {
     t = load_trace(path);
@@ -110,11 +147,19 @@ std::string replay_crash(const declaration& d, const std::string& path, const st
   replaying.begin_iteration(0, 0);
   const run_record& r = exec.run(sc, replaying);
   const std::string recorded =
-      t.found ? fmt::format("{}: {}", to_string(t.found->kind), t.found->message) : std::string("a crash");
+      t.found ? fmt::format("{}: {}", to_string(t.found->kind), t.found->message) : std::string("no failure");
   if (!replaying.stop_reason().empty())
-    return fmt::format("the replay diverged from the trace ({}); the trace recorded {}", replaying.stop_reason(),
-                       recorded);
-  return fmt::format("the replay ended after {} steps without the crash the trace recorded ({})", r.steps, recorded);
+    return {false, {}, fmt::format("the replay diverged from the trace ({}); the trace recorded {}",
+                                   replaying.stop_reason(), recorded)};
+  if (std::optional<judgement> j = exec.judge(r)) {
+    if (t.found && t.found->kind == j->bug.value_or(bug_kind::assertion) &&
+        (j->bug || t.found->message.starts_with(j->kind + ": ")))
+      return {true, j->kind, j->message};
+    return {false, {}, fmt::format("the replay ended with {}: {}, but the trace recorded {}", j->kind, j->message,
+                                   recorded)};
+  }
+  return {false, {}, fmt::format("the replay ended after {} steps without the failure the trace recorded ({})",
+                                 r.steps, recorded)};
 }
 
 }  // namespace heddle::lincheck::detail

@@ -197,6 +197,8 @@ const run_record& executor::run(const scenario& sc, strategy& chooser) {
   running_ = &sc;
   const heddle::detail::iteration_outcome& outcome = engine_.run(recorder, [this, &sc] { body(sc); });
   running_ = nullptr;
+  record_.trace.clear();  // reused: no allocation once it has grown
+  for (const heddle::detail::step_record& step : outcome.steps) record_.trace.push_back(step.step);
   record_.found = outcome.found;
   record_.hit_max_steps = outcome.hit_max_steps;
   record_.stopped = outcome.stopped.has_value();

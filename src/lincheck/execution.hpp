@@ -51,6 +51,7 @@ struct run_record {
   std::uint64_t steps = 0;
   std::uint64_t atomic_steps = 0;  // decisions at atomic operations
   std::uint64_t memory_steps = 0;  // decisions at plain memory accesses (instrumented code)
+  std::vector<trace_step> trace;  // the run's decisions as the engine took them: a trace's steps
 };
 
 // Sees every decision of a run as it is taken: the engine's step (as a trace
@@ -119,6 +120,7 @@ class executor {
   std::vector<bool> in_call_;           // index = thread
   run_observer* observer_ = nullptr;
   const scenario* running_ = nullptr;
+
 };
 
 }  // namespace heddle::lincheck::detail

@@ -6,8 +6,8 @@
 //
 // Which heddle options mean something here: seed, iterations (runs per
 // scenario), scenarios, strategy, max_steps, fail_on_max_steps, memory,
-// detect_races, minimize; out (where a crash's trace goes) and replay (a
-// crash trace to replay, crash_trace.hpp). The others (parallel, shard,
+// detect_races, minimize; out (where a failure's trace goes) and replay (a
+// failure's trace to replay, crash_trace.hpp). The others (parallel, shard,
 // time_budget...) belong to explore() and are ignored.
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -40,6 +40,9 @@ lincheck::options overridden(lincheck::options o) {
   return o;
 }
 
+
+}  // namespace
+
 json record_of(const std::string& id, const lincheck::options& o, const result& r) {
   const double seconds = std::chrono::duration<double>(r.elapsed).count();
   json record = {
@@ -70,11 +73,10 @@ json record_of(const std::string& id, const lincheck::options& o, const result& 
     if (const std::string prefix = "heddle lincheck: "; line.starts_with(prefix)) line.erase(0, prefix.size());
     record["bug"] = {{"kind", r.failure->kind}, {"message", line}};
     record["report"] = r.failure->report;
+    if (!r.failure->trace_file.empty()) record["trace_file"] = r.failure->trace_file;
   }
   return record;
 }
-
-}  // namespace
 
 void run_test(const char* suite, const char* name, const char* file, int line, const declaration& d) {
   const std::string id = fmt::format("{}.{}", suite, name);
@@ -85,10 +87,18 @@ void run_test(const char* suite, const char* name, const char* file, int line, c
     run.opts = overridden(d.opts);
     const heddle::options given = heddle::detail::with_overrides({});
     if (heddle::detail::option_given("replay")) {
-      // A crash trace (crash_trace.hpp): the process dies of the crash again.
-      record["status"] = "diverged";
-      record["message"] = replay_crash(run, given.replay, id, results);
-      ADD_FAILURE_AT(file, line) << record["message"].get<std::string>();
+      // A failure's trace (crash_trace.hpp): a crash kills the process again;
+      // another failure comes back as a bug, as `heddle replay` expects.
+      const replay_result again = replay_trace(run, given.replay, id, results);
+      if (again.reproduced) {
+        record["status"] = "bug";
+        record["bug"] = {{"kind", again.kind}, {"message", again.message}};
+        record["trace_file"] = given.replay;
+      } else {
+        record["status"] = "diverged";
+        record["message"] = again.message;
+      }
+      ADD_FAILURE_AT(file, line) << (again.reproduced ? again.kind + ": " : std::string{}) << again.message;
       heddle::detail::append_test_result(record);
       return;
     }

@@ -11,6 +11,18 @@
 #include "backends/stack_pool.hpp"
 
 namespace heddle::detail {
+
+const char* signal_description(int signal) noexcept {
+  switch (signal) {
+    case SIGSEGV: return "SIGSEGV (invalid memory access)";
+    case SIGBUS: return "SIGBUS (bus error)";
+    case SIGILL: return "SIGILL (illegal instruction)";
+    case SIGFPE: return "SIGFPE (arithmetic error)";
+    case SIGABRT: return "SIGABRT (abort: a failed assert(), std::terminate or abort())";
+  }
+  return "a fatal signal";
+}
+
 namespace {
 
 constexpr int fatal_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
@@ -62,16 +74,6 @@ void put_number(std::uint64_t v) {
   (void)!::write(STDERR_FILENO, buffer + i, sizeof buffer - i);
 }
 
-const char* signal_name(int signal) {
-  switch (signal) {
-    case SIGSEGV: return "SIGSEGV (invalid memory access)";
-    case SIGBUS: return "SIGBUS (bus error)";
-    case SIGILL: return "SIGILL (illegal instruction)";
-    case SIGFPE: return "SIGFPE (arithmetic error)";
-    case SIGABRT: return "SIGABRT (abort: a failed assert(), std::terminate or abort())";
-  }
-  return "a fatal signal";
-}
 
 // LEB128 and length-prefixed strings, as trace_compact.cpp writes them.
 void append_varint(std::string& bytes, std::uint64_t v) {
@@ -181,7 +183,7 @@ void crash_guard::on_fatal_signal(int signal, const void* address) noexcept {
   const auto text = [&](const char* t) { while (*t) m.byte(static_cast<std::uint8_t>(*t++)); };
   text(overflow ? "stack overflow in operation " : "");
   if (!overflow) {
-    text(signal_name(signal));
+    text(signal_description(signal));
     text(" in operation ");
   }
   char digits[24];

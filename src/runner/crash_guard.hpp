@@ -20,6 +20,9 @@
 
 namespace heddle::detail {
 
+// "SIGSEGV (invalid memory access)", ...: how reports name a fatal signal.
+const char* signal_description(int signal) noexcept;
+
 class crash_guard {
  public:
   // `directory` is where a crash's schedule is saved; when replaying, pass the

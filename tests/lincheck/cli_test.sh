@@ -36,7 +36,7 @@ case $case_name in
     expect_exit 1
     expect_stdout "lincheck_stack.size_updated_after_push  BUG"
     expect_stdout "non-linearizable: non-linearizable in scenario"
-    expect_stdout "lincheck writes no trace"
+    expect_stdout "replay: heddle replay heddle-out/lincheck_stack.size_updated_after_push/bug-1.json"
     # The report streams through, naming the options it ran with.
     expect_stderr "heddle lincheck: non-linearizable in scenario"
     expect_stderr "seed 0x7, strategy pct:3, 40 runs per scenario"
@@ -51,6 +51,52 @@ case $case_name in
       --iterations 40 --json-out again.json
     expect_exit 1
     [[ $(json_field again.json 's["tests"][0]["bug"]["message"]') == "$first" ]] || fail "same seed, other failure"
+    ;;
+
+  non_linearizable_trace_replays_every_time)
+    run "$heddle" test "$buggy" --filter 'lincheck_stack.*' --seed 7 --out out --json-out summary.json
+    expect_exit 1
+    trace=out/lincheck_stack.size_updated_after_push/bug-1.json
+    [[ -f $trace ]] || fail "no trace at $trace"
+    [[ $(json_field summary.json 's["tests"][0]["trace_file"]') == "$trace" ]] || fail "trace_file not in the summary"
+    [[ $(json_field "$trace" 's["bug"]["kind"]') == assertion ]] || fail "the trace records no failed judgement"
+    [[ $(json_field "$trace" 's["bug"]["message"]') == "non-linearizable: no order of the calls explains"* ]] ||
+      fail "the trace's bug is not the verifier's"
+    [[ $(json_field "$trace" 's["arguments"][0]') == lincheck ]] || fail "the trace names no lincheck scenario"
+    expect_stderr "The trace of this run: $trace"
+    expect_stderr "It fails again with: heddle replay $trace"
+    # heddle replay reproduces it every time: the same failure, the same why.
+    why=$(json_field summary.json 's["tests"][0]["report"].split("Why: ")[1].split("\n")[0]')
+    for i in $(seq 100); do
+      run "$heddle" replay "$trace"
+      expect_exit 1
+      expect_stderr "heddle: bug reproduced: non-linearizable: $why"
+    done
+    # A trace whose steps were changed does not pass for the failure.
+    python3 - "$trace" changed.json <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))
+t["steps"] = t["steps"][:3]
+json.dump(t, open(sys.argv[2], "w"))
+PY
+    run "$heddle" replay changed.json
+    expect_exit 2
+    expect_stderr "the replay diverged from the trace"
+    ;;
+
+  same_seed_same_failure_and_trace_under_any_parallel)
+    # The first failing scenario and its trace depend on the seed only, not
+    # on --parallel.
+    for p in 0 2; do
+      run "$heddle" test "$buggy" --filter 'lincheck_map.*' --seed 11 --parallel $p --out out$p --json-out s$p.json
+      expect_exit 1
+    done
+    report() { json_field "$1" 's["tests"][0]["report"].split("The trace of this run")[0]'; }
+    [[ $(report s0.json) == "$(report s2.json)" ]] ||
+      fail "--parallel 0 and 2 reported different failures"
+    steps() { json_field "$1" 'json.dumps([s["arguments"], s["steps"], s["bug"]["message"]])'; }
+    [[ $(steps out0/lincheck_map.get_or_insert_in_two_steps/bug-1.json) == \
+       "$(steps out2/lincheck_map.get_or_insert_in_two_steps/bug-1.json)" ]] || fail "--parallel 0 and 2 saved different traces"
     ;;
 
   fixed_twins_pass_with_the_given_scenarios)

@@ -148,9 +148,6 @@ void print_text_summary(const std::vector<test_outcome>& tests, const std::strin
       if (!t.trace_file.empty()) {
         fmt::print("      trace:  {}\n", t.trace_file);
         fmt::print("      replay: {}\n", replay_command(t.trace_file));
-      } else if (t.record.is_object() && t.record.contains("lincheck")) {
-        fmt::print("      lincheck writes no trace: its report above has the scenario, the interleaving and how to run "
-                   "it again\n");
       } else {
         fmt::print("      no trace was saved (pass --out DIR to keep it)\n");
       }

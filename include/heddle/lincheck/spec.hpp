@@ -526,6 +526,7 @@ struct failure {
   std::size_t reductions = 0;       // removals minimization kept
   std::size_t reductions_on_recorded_schedule = 0;  // of those, found by following the failing schedule
   std::string report;               // everything above plus the interleaving, as printed
+  std::string trace_file;           // its trace for `heddle replay` (HEDDLE_LINCHECK_TEST with --out), if saved
 };
 
 struct result {
@@ -592,7 +593,7 @@ namespace detail {
 // record for `heddle test`.
 void run_test(const char* suite, const char* name, const char* file, int line, const declaration& d);
 // check(), naming the test and the result file in a crash's message and
-// record; a crash's trace goes to `trace_directory` (none when empty).
+// record; a failure's trace goes to `trace_directory` (none when empty).
 result check_as(const declaration& d, const std::string& test, const std::string& result_file,
                 const std::string& trace_directory = {});
 // Runs one given scenario as check() runs a generated one (the RapidCheck
