@@ -68,8 +68,8 @@ TEST(lincheck_crash_death, a_crash_in_a_minimization_candidate_is_minimized_from
                         .ops_per_thread(2);
   EXPECT_EXIT((void)heddle::lincheck::check(spec), testing::KilledBySignal(SIGABRT),
               "heddle lincheck: crash in scenario [0-9]+ of 100 \\(minimized from 6 calls to 0.*"
-              "Why: SIGABRT \\(abort, such as a failed assert\\(\\)\\) outside the calls \\(building or "
-              "destroying the object\\)");
+              "Why: SIGABRT \\(abort: a failed assert\\(\\), std::terminate or abort\\(\\)\\) outside the "
+              "calls \\(building or destroying the object\\)");
 }
 
 }  // namespace
