@@ -2,8 +2,10 @@
 #include "backends/real.hpp"
 
 #include <dlfcn.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 
@@ -27,6 +29,24 @@ void* checked(void* f, const char* name) noexcept {
     std::_Exit(3);
   }
   return f;
+}
+
+syscall_function kernel_syscall() noexcept {
+  // Not a function-local static: the first callers of a forked child run on
+  // several threads at once, and a guarded static would have them wait in
+  // __cxa_guard_acquire, which waits through syscall() itself. Every thread
+  // that looks it up finds the same function.
+  static std::atomic<syscall_function> resolved{nullptr};
+  syscall_function f = resolved.load(std::memory_order_acquire);
+  if (f == nullptr) {
+    f = reinterpret_cast<syscall_function>(checked(::dlsym(RTLD_NEXT, "syscall"), "syscall"));
+    resolved.store(f, std::memory_order_release);
+  }
+  return f;
+}
+
+long futex(std::uint32_t* word, int op, std::uint32_t value, const timespec* timeout) noexcept {
+  return kernel_syscall()(SYS_futex, word, op, value, timeout, nullptr, 0);
 }
 
 }  // namespace heddle::detail::real

@@ -17,10 +17,23 @@
 
 #include <dlfcn.h>
 
+#include <cstdint>
+#include <ctime>
+
 namespace heddle::detail::real {
 
 // `f`, the C library's `name`; a null `f` ends the process with one line.
 void* checked(void* f, const char* name) noexcept;
+
+// The C library's syscall(), past libheddle-rt's interposer (rt/futex.cpp).
+using syscall_function = long (*)(long, ...);
+syscall_function kernel_syscall() noexcept;
+
+// The futex system call as the kernel does it: heddle's own hand-offs (the
+// OS-thread backend, the fork server's log) must not reach libheddle-rt's
+// interposer of syscall(), which models the futexes of the program
+// (rt/futex.cpp).
+long futex(std::uint32_t* word, int op, std::uint32_t value, const timespec* timeout) noexcept;
 
 }  // namespace heddle::detail::real
 

@@ -58,11 +58,11 @@ struct thread_backend::worker {
 namespace {
 
 void futex_wait(std::atomic<std::uint32_t>& word) noexcept {
-  ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAIT_PRIVATE, 0u, nullptr, nullptr, 0);
+  real::futex(reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAIT_PRIVATE, 0u, nullptr);
 }
 
 void futex_wake(std::atomic<std::uint32_t>& word) noexcept {
-  ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
+  real::futex(reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAKE_PRIVATE, 1, nullptr);
 }
 
 void park(std::atomic<std::uint32_t>& word) noexcept {

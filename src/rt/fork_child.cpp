@@ -106,12 +106,12 @@ void warn_of_thread_locals() {
 
 void shared_wait(std::atomic<std::uint32_t>& word, std::uint32_t expected, long timeout_ns) noexcept {
   timespec timeout{timeout_ns / 1'000'000'000, timeout_ns % 1'000'000'000};
-  ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAIT, expected,
-            timeout_ns > 0 ? &timeout : nullptr, nullptr, 0);
+  detail::real::futex(reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAIT, expected,
+                      timeout_ns > 0 ? &timeout : nullptr);
 }
 
 void shared_wake(std::atomic<std::uint32_t>& word) noexcept {
-  ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAKE, 1, nullptr, nullptr, 0);
+  detail::real::futex(reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAKE, 1, nullptr);
 }
 
 namespace {

@@ -110,6 +110,10 @@ struct thread_record {
   std::vector<void*> c_cleanup;
   // pthread_setspecific values, by key.
   std::unordered_map<pthread_key_t, void*> specific;
+  // The destructors of the thread_local objects the thread constructed
+  // (__cxa_thread_atexit_impl), in registration order; run last to first
+  // when it exits, before the key destructors, as glibc does.
+  std::vector<std::pair<void (*)(void*), void*>> thread_local_destructors;
   std::string name;
   // Signalled when the thread finishes (its joiner waits on it).
   resource done{object_kind::operation};

@@ -15,6 +15,7 @@
 // that was joined, that another thread joins, or that was detached. Joining
 // oneself returns EDEADLK as in glibc.
 #include <signal.h>
+#include <sys/single_threaded.h>
 
 #include <atomic>
 #include <csetjmp>
@@ -103,7 +104,22 @@ void run_key_destructors(thread_record& r) {
   throw thread_exit{};
 }
 
+// glibc's __call_tls_dtors: last registered first, including those a
+// destructor registers.
+void run_thread_local_destructors(thread_record& r) {
+  while (!r.thread_local_destructors.empty()) {
+    const auto [destructor, object] = r.thread_local_destructors.back();
+    r.thread_local_destructors.pop_back();
+    destructor(object);
+  }
+}
+
+// A thread's exit (its start routine returned, or pthread_exit or a
+// cancellation unwound it), in glibc's order: thread_local destructors, then
+// up to PTHREAD_DESTRUCTOR_ITERATIONS rounds of key destructors; then its
+// joiner may go on.
 void finish(thread_record& r) {
+  run_thread_local_destructors(r);
   run_key_destructors(r);
   r.finished = true;
   signal(r.done);
@@ -156,6 +172,7 @@ void run_main_thread(const std::function<void()>& body) {
   }
   // pthread_exit in main: the process lives on until its last thread ends.
   thread_record& me = self();
+  run_thread_local_destructors(me);
   run_key_destructors(me);
   me.finished = true;
   thread_table& t = threads();
@@ -171,6 +188,10 @@ using heddle::rt::thread_record;
 HEDDLE_RT_DEFINE(int, pthread_create,
                  (pthread_t * thread, const pthread_attr_t* attr, void* (*start)(void*), void* arg)) {
   if (!controlled()) return HEDDLE_REAL(pthread_create)(thread, attr, start, arg);
+  // glibc's pthread_create clears the flag for good once a second thread
+  // exists; libstdc++ then uses atomic reference counts (shared_ptr...) and
+  // the C library its locks, as in production.
+  __libc_single_threaded = 0;
   // Attributes (stack size, scheduling) mean nothing to an operation; only
   // the detach state is kept.
   int detach = PTHREAD_CREATE_JOINABLE;
@@ -445,5 +466,22 @@ HEDDLE_RT_DEFINE(int, pthread_setspecific, (pthread_key_t key, const void* value
   if (!controlled()) return HEDDLE_REAL(pthread_setspecific)(key, value);
   if (key >= PTHREAD_KEYS_MAX) return EINVAL;
   heddle::rt::self().specific[key] = const_cast<void*>(value);
+  return 0;
+}
+
+// --- thread_local destructors --------------------------------------------------
+// libstdc++'s __cxa_thread_atexit registers the destructor of each thread_local
+// object a thread constructs here. glibc would keep it with the OS thread,
+// which under control outlives the operation (a pool thread of the OS-thread
+// backend, the one thread of the fibers backend): the operation keeps it and
+// runs it when it exits. The program's main thread (operation 1) runs on the
+// process's initial thread, whose destructors glibc runs in exit() as usual.
+
+extern "C" int __cxa_thread_atexit_impl(void (*destructor)(void*), void* object, void* dso);
+
+HEDDLE_RT_DEFINE(int, __cxa_thread_atexit_impl, (void (*destructor)(void*), void* object, void* dso)) {
+  if (!controlled() || heddle::current_operation() == 1)
+    return HEDDLE_REAL(__cxa_thread_atexit_impl)(destructor, object, dso);
+  heddle::rt::self().thread_local_destructors.emplace_back(destructor, object);
   return 0;
 }
