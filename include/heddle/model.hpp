@@ -74,7 +74,6 @@ enum class object_kind : std::uint8_t {
   stop_state,
   variable,
   user,
-  futex,  // a futex word of a program in push-button mode (syscall(SYS_futex, ...))
 };
 std::string_view to_string(object_kind kind) noexcept;
 

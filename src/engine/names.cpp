@@ -21,7 +21,6 @@ constexpr std::array point_names{
 constexpr std::array object_names{
     "none",  "operation", "mutex",  "shared_mutex", "condition_variable", "semaphore", "latch",
     "barrier", "atomic",  "once_flag", "future",    "stop_state",         "variable",  "user",
-    "futex",
 };
 constexpr std::array bug_names{
     "assertion", "uncaught_exception", "crash", "deadlock", "livelock", "api_misuse", "stack_overflow",

@@ -370,7 +370,8 @@ class iteration_server {
   }
 
   void hang(pid_t pid) {
-    const std::string threads = describe_threads(pid, ch_);
+    const operation_id running = last_chosen_ != 0 ? last_chosen_ : ch_.current;
+    const std::string threads = describe_threads(pid, ch_, running, describe_op(ch_, running));
     ::kill(pid, SIGKILL);
     int status = 0;
     ::waitpid(pid, &status, 0);
@@ -379,10 +380,7 @@ class iteration_server {
     bug b;
     b.kind = bug_kind::hang;
     // Without the limit's value: a replay under another limit reports the same bug.
-    b.message = fmt::format("the iteration made no progress within --iteration-timeout: {}{}",
-                            describe_op(ch_, last_chosen_ != 0 ? last_chosen_ : ch_.current),
-                            " was running and did not reach a scheduling point");
-    if (!threads.empty()) b.message += "; " + threads;
+    b.message = fmt::format("the iteration made no progress within --iteration-timeout: {}", threads);
     set_operation(b, last_chosen_ != 0 ? last_chosen_ : ch_.current);
     result_.found = std::move(b);
   }

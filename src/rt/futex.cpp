@@ -12,7 +12,7 @@
 // directly, not syscall(), and are modelled at the pthread layer.)
 //
 // The model (futex(2)): a word's waiters block on a resource keyed by the
-// word's address, of kind futex. FUTEX_WAIT and FUTEX_WAIT_BITSET are a wait
+// word's address, of kind atomic (the futex word is one). FUTEX_WAIT and FUTEX_WAIT_BITSET are a wait
 // point on it; the word is compared with the expected value in the same step
 // (only one operation runs at a time), so a wake between the caller's last
 // look and its wait is never lost: the wait fails with EAGAIN. A waiter
@@ -53,10 +53,10 @@ constexpr std::uint32_t match_any = FUTEX_BITSET_MATCH_ANY;
 // can leave them alone when the bitsets do not meet. `res` also carries the
 // wait and wake points, so strategies see waiter and waker on one object.
 struct futex_word {
-  resource res{object_kind::futex};
+  resource res{object_kind::atomic};
   struct queue {
     std::uint32_t bitset;
-    resource res{object_kind::futex};
+    resource res{object_kind::atomic};
     explicit queue(std::uint32_t b) : bitset(b) {}
   };
   std::vector<std::unique_ptr<queue>> others;

@@ -6,7 +6,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -53,7 +55,28 @@ std::string operation_name(const fork_channel& ch, operation_id op) {
 
 }  // namespace
 
-std::string describe_threads(pid_t pid, const fork_channel& ch) {
+// "futex() (FUTEX_WAIT on 0x7f...)": the futex call of a /proc syscall line
+// ("202 0xaddr 0x80 ..."), whose operation the program chose.
+std::string futex_call(const std::string& syscall_line) {
+  std::istringstream fields(syscall_line);
+  long number = 0;
+  std::string address, op;
+  fields >> number >> address >> op;
+  static const char* const names[] = {"FUTEX_WAIT",        "FUTEX_WAKE",        "FUTEX_FD",
+                                      "FUTEX_REQUEUE",     "FUTEX_CMP_REQUEUE", "FUTEX_WAKE_OP",
+                                      "FUTEX_LOCK_PI",     "FUTEX_UNLOCK_PI",   "FUTEX_TRYLOCK_PI",
+                                      "FUTEX_WAIT_BITSET", "FUTEX_WAKE_BITSET", "FUTEX_WAIT_REQUEUE_PI",
+                                      "FUTEX_CMP_REQUEUE_PI", "FUTEX_LOCK_PI2"};
+  const unsigned long command = std::strtoul(op.c_str(), nullptr, 16) & 127;
+  if (op.empty()) return "futex()";
+  const std::string name = command < std::size(names) ? names[command] : fmt::format("operation {}", command);
+  return fmt::format("futex() ({} on {})", name, address);
+}
+
+std::string describe_threads(pid_t pid, const fork_channel& ch, operation_id running, const std::string& who_runs) {
+  const long running_tid =
+      running != 0 && running < ch.operations_mirrored && running < max_operations ? ch.operations[running].tid : 0;
+  std::string first;  // what the running operation does
   std::string text;
   const char* separator = "";
   std::error_code ec;
@@ -61,16 +84,24 @@ std::string describe_threads(pid_t pid, const fork_channel& ch) {
     const std::string syscall = first_line_of(entry.path() / "syscall");
     if (syscall.empty()) continue;
     const long tid = std::strtol(entry.path().filename().c_str(), nullptr, 10);
-    const bool running = syscall == "running";
-    const long number = running ? -1 : std::strtol(syscall.c_str(), nullptr, 10);
+    const bool is_running = syscall == "running";
+    const long number = is_running ? -1 : std::strtol(syscall.c_str(), nullptr, 10);
+    const std::string call = number == SYS_futex ? futex_call(syscall) : syscall_name(number);
+    if (tid == running_tid) {
+      // The running operation's thread is never parked by heddle: a futex
+      // call there is the program's own (one heddle does not model).
+      first = is_running ? who_runs + " is running without reaching a scheduling point (a loop?)"
+                         : fmt::format("{} is blocked in {}", who_runs, call);
+      continue;
+    }
     if (number == SYS_futex) continue;  // parked by heddle, or a lock: the points below say more
     std::string who = "a thread heddle does not control";
     for (operation_id op = 1; op < ch.operations_mirrored && op < max_operations; ++op)
       if (ch.operations[op].tid == tid) who = operation_name(ch, op);
     text += separator;
     separator = "; ";
-    text += running ? who + " is running without reaching a scheduling point (a loop?)"
-                    : fmt::format("{} is blocked in {}", who, syscall_name(number));
+    text += is_running ? who + " is running without reaching a scheduling point (a loop?)"
+                       : fmt::format("{} is blocked in {}", who, call);
   }
   for (operation_id op = 1; op < ch.operations_mirrored && op < max_operations; ++op) {
     const operation_mirror& m = ch.operations[op];
@@ -79,7 +110,8 @@ std::string describe_threads(pid_t pid, const fork_channel& ch) {
     separator = "; ";
     text += fmt::format("{} waits at {}{}", operation_name(ch, op), to_string(m.point), where_text(m.where));
   }
-  return text;
+  if (first.empty()) first = who_runs + " was running and did not reach a scheduling point";
+  return text.empty() ? first : first + "; " + text;
 }
 
 }  // namespace heddle::rt

@@ -1,4 +1,4 @@
-// expect: deadlock waits for futex
+// expect: deadlock waits for atomic
 // A one-shot event on the futex system call, called directly: the waiter
 // checks `ready`, then reads the sequence word and sleeps on it unless it has
 // changed. It reads the sequence after the check: a signal that comes between
