@@ -39,7 +39,12 @@ syscall_function kernel_syscall() noexcept {
   static std::atomic<syscall_function> resolved{nullptr};
   syscall_function f = resolved.load(std::memory_order_acquire);
   if (f == nullptr) {
-    f = reinterpret_cast<syscall_function>(checked(::dlsym(RTLD_NEXT, "syscall"), "syscall"));
+    // The C library's own, by name, not the next definition after this
+    // object: a test binary that links heddle statically and libheddle-rt too
+    // would find the interposer next.
+    void* libc = ::dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+    void* own = libc != nullptr ? ::dlsym(libc, "syscall") : nullptr;
+    f = reinterpret_cast<syscall_function>(checked(own != nullptr ? own : ::dlsym(RTLD_NEXT, "syscall"), "syscall"));
     resolved.store(f, std::memory_order_release);
   }
   return f;
