@@ -370,6 +370,7 @@ class iteration_server {
   }
 
   void hang(pid_t pid) {
+    take_log();  // who ran last (the child is stuck: nothing more comes before the kill)
     const operation_id running = last_chosen_ != 0 ? last_chosen_ : ch_.current;
     const std::string threads = describe_threads(pid, ch_, running, describe_op(ch_, running));
     ::kill(pid, SIGKILL);
@@ -381,7 +382,7 @@ class iteration_server {
     b.kind = bug_kind::hang;
     // Without the limit's value: a replay under another limit reports the same bug.
     b.message = fmt::format("the iteration made no progress within --iteration-timeout: {}", threads);
-    set_operation(b, last_chosen_ != 0 ? last_chosen_ : ch_.current);
+    set_operation(b, running);
     result_.found = std::move(b);
   }
 

@@ -9,6 +9,7 @@
 #include <iterator>
 #include <map>
 #include <sstream>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -80,14 +81,27 @@ std::string describe_threads(pid_t pid, const fork_channel& ch, operation_id run
   std::string text;
   const char* separator = "";
   std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(fmt::format("/proc/{}/task", pid), ec)) {
-    const std::string syscall = first_line_of(entry.path() / "syscall");
+  std::vector<fs::path> tasks;
+  for (const auto& entry : fs::directory_iterator(fmt::format("/proc/{}/task", pid), ec)) tasks.push_back(entry.path());
+  const auto mirrored = [&](long tid) {
+    for (operation_id op = 1; op < ch.operations_mirrored && op < max_operations; ++op)
+      if (ch.operations[op].tid == tid) return true;
+    return false;
+  };
+  for (const fs::path& task : tasks) {
+    const std::string syscall = first_line_of(task / "syscall");
     if (syscall.empty()) continue;
-    const long tid = std::strtol(entry.path().filename().c_str(), nullptr, 10);
+    const long tid = std::strtol(task.filename().c_str(), nullptr, 10);
     const bool is_running = syscall == "running";
     const long number = is_running ? -1 : std::strtol(syscall.c_str(), nullptr, 10);
     const std::string call = number == SYS_futex ? futex_call(syscall) : syscall_name(number);
-    if (tid == running_tid) {
+    // The running operation's thread, also before the child mirrored it: the
+    // only thread (fibers), or the one no operation is known to run on that
+    // heddle has not parked.
+    const bool runs_it = tid == running_tid ||
+                         (running_tid == 0 && running != 0 &&
+                          (tasks.size() == 1 || (!mirrored(tid) && number != SYS_futex)));
+    if (runs_it && first.empty()) {
       // The running operation's thread is never parked by heddle: a futex
       // call there is the program's own (one heddle does not model).
       first = is_running ? who_runs + " is running without reaching a scheduling point (a loop?)"
