@@ -15,12 +15,14 @@
 // that was joined, that another thread joins, or that was detached. Joining
 // oneself returns EDEADLK as in glibc.
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/single_threaded.h>
 
 #include <atomic>
 #include <csetjmp>
 #include <cstring>
 #include <deque>
+#include <new>
 #include <string>
 #include <unordered_set>
 #include <utility>
@@ -36,10 +38,37 @@ namespace {
 // std::exception, so `catch (const std::exception&)` lets it pass.
 struct thread_exit {};
 
+// Where the running iteration's thread records live: at one fixed address
+// in every process, so that a pthread_t (a record's address) is the same
+// number in every run of a schedule, on both backends and with any address
+// randomization. Programs hash thread ids (libstdc++'s std::barrier places a
+// thread in its tree by std::hash<std::thread::id>) or order by them, and
+// would otherwise take other paths on replay. Mapped on first use in each
+// process (a forked child maps its own); records past its end, or all of them
+// when the address is taken, come from the heap.
+constexpr std::uintptr_t record_arena_address = 0x7e0000000000;
+constexpr std::size_t record_arena_capacity = 1024;
+
+thread_record* record_arena() {
+  static thread_record* const arena = [] {
+    void* p = ::mmap(reinterpret_cast<void*>(record_arena_address), record_arena_capacity * sizeof(thread_record),
+                     PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+    if (p == MAP_FAILED) return static_cast<thread_record*>(nullptr);
+    if (p != reinterpret_cast<void*>(record_arena_address)) {  // a kernel without MAP_FIXED_NOREPLACE
+      ::munmap(p, record_arena_capacity * sizeof(thread_record));
+      return static_cast<thread_record*>(nullptr);
+    }
+    return static_cast<thread_record*>(p);
+  }();
+  return arena;
+}
+
 // The running iteration's threads (see side_table for the epoch rule).
 struct thread_table {
   std::uint32_t epoch = 0;
-  std::deque<thread_record> records;
+  std::vector<thread_record*> records;  // in creation order
+  std::size_t in_arena = 0;             // records[0, in_arena) are in the arena
+  std::deque<thread_record> overflow;
   std::vector<thread_record*> by_op;  // index = operation id
   std::unordered_set<const thread_record*> valid;
 
@@ -47,11 +76,16 @@ struct thread_table {
     if (epoch == detail::control.epoch) return;
     by_op.clear();
     valid.clear();
+    for (std::size_t i = 0; i < in_arena; ++i) records[i]->~thread_record();
+    in_arena = 0;
     records.clear();
+    overflow.clear();
     epoch = detail::control.epoch;
   }
   thread_record& add(operation_id op) {
-    thread_record& r = records.emplace_back();
+    thread_record* arena = in_arena == records.size() && in_arena < record_arena_capacity ? record_arena() : nullptr;
+    thread_record& r = arena != nullptr ? *::new (arena + in_arena++) thread_record() : overflow.emplace_back();
+    records.push_back(&r);
     r.op = op;
     valid.insert(&r);
     if (op != 0) attach(r, op);
@@ -176,8 +210,8 @@ void run_main_thread(const std::function<void()>& body) {
   run_key_destructors(me);
   me.finished = true;
   thread_table& t = threads();
-  for (thread_record& r : t.records)
-    while (&r != &me && !r.finished) wait(r.done, {});
+  for (thread_record* r : t.records)
+    while (r != &me && !r->finished) wait(r->done, {});
 }
 
 }  // namespace heddle::rt
