@@ -88,6 +88,15 @@ class strategy {
   // without calling it (with the CHESS rule, a good part of all decisions).
   // Asked once per iteration.
   virtual bool observes_forced_decisions() const { return true; }
+  // How many consecutive iterations learn from each other (docs/running.md,
+  // "Same seed, same result"). Iteration i's decisions may depend on what the
+  // strategy learned from the iterations of its window before it, never on
+  // others: the runner starts a fresh strategy at every index that is a
+  // multiple of the window, and wherever a window's run was cut (a crash ended
+  // a worker). 1: the strategy learns nothing (each iteration depends only on
+  // its index and seed). 0: one window, the whole run (dfs, dpor), which then
+  // cannot be split between workers or shards.
+  virtual std::uint64_t learning_window() const { return 1; }
   // True once a systematic strategy has explored its whole space.
   virtual bool exhausted() const { return false; }
   virtual std::string stop_reason() const { return {}; }
@@ -97,6 +106,12 @@ class strategy {
   virtual std::uint64_t schedules_explored() const { return 0; }
   virtual std::string search_error() const { return {}; }
 };
+
+// The window of the strategies that learn (pct, pctt, db: the step count;
+// surw: its profile; ql: its Q-table; portfolio: its members). Chosen on the
+// bug suite (docs/strategies.md): long enough that learning pays off, short
+// enough that a run of a few thousand iterations splits between workers.
+inline constexpr std::uint64_t default_learning_window = 64;
 
 // What strategies take from the run's options besides their spec.
 struct strategy_config {

@@ -569,6 +569,12 @@ int explore_program(const program_entry& program, run_plan& plan, bool json_summ
   nlohmann::json schedules = nlohmann::json::array();  // with record_iterations
   for (std::uint64_t n = 0; n < o.iterations; ++n) {
     const std::uint64_t index = plan.replaying != nullptr ? plan.first_iteration : plan.first_iteration + n;
+    // A strategy learns within its learning window only, as in heddle's
+    // runner (strategy::learning_window): the same seed explores the same
+    // schedules here as in a test binary.
+    if (const std::uint64_t window = plan.chosen->learning_window();
+        plan.replaying == nullptr && n > 0 && window > 1 && index % window == 0)
+      plan.chosen = detail::make_strategy(o.strategy, {.fair_after = o.fair_after});
     plan.chosen->begin_iteration(index, detail::iteration_seed(o.seed, index));
     const iteration_result r = server.run(program);
     plan.chosen->end_iteration({r.steps.size(), r.found.has_value(), r.hit_max_steps});

@@ -1,5 +1,6 @@
 #include "runner/bug_groups.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace heddle::detail {
@@ -32,6 +33,10 @@ void bug_collector::count(const std::string& signature) {
 }
 
 void bug_collector::into(result& r) {
+  // In iteration order, as a run in one process finds them: workers may
+  // finish a later group first.
+  std::stable_sort(groups_.begin(), groups_.end(),
+                   [](const bug_group& a, const bug_group& b) { return a.first_iteration < b.first_iteration; });
   r.bugs = std::move(groups_);
   groups_.clear();
   if (r.bugs.empty()) return;

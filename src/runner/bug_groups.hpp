@@ -2,7 +2,8 @@
 // one group per signature with its first occurrence's traces and report and a
 // count of the iterations that ended with it.
 //
-// Contract: with stop_on_first_bug only the first group is kept (the run is
+// Contract: groups come out (into()) in the order of their first iteration.
+// With stop_on_first_bug only the first group is kept (the run is
 // stopping); otherwise (--explore) every signature is. A group's report is
 // printed to stderr when the group is added, if print_report is set. Counts
 // of a signature may arrive before its group (workers finish out of order);

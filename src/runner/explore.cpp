@@ -105,14 +105,19 @@ result run_here(const run_context& run) {
   bug_collector bugs(opts);
   statistics_accumulator stats;
   result res;
-  const std::uint64_t slots = shard_slots(opts);
+  const std::uint64_t window = runner.learning_window();
+  const std::uint64_t slots = shard_slots(opts, window);
+  if (window == 0 && opts.shard_index > 0 && opts.print_report)
+    std::fprintf(stderr, "heddle: %s explores one schedule after another and cannot be sharded: shard 0 runs it, "
+                 "shard %llu runs nothing\n", runner.describe().c_str(),
+                 static_cast<unsigned long long>(opts.shard_index));
   progress_line progress(opts, slots);
   interrupt_scope interrupts;
   const auto started = std::chrono::steady_clock::now();
   const auto deadline = opts.time_budget.count() > 0 ? started + opts.time_budget
                                                      : std::chrono::steady_clock::time_point::max();
   for (std::uint64_t slot = 0; slot < slots; ++slot) {
-    iteration_report r = runner.process(shard_index_of_slot(opts, slot));
+    iteration_report r = runner.process(shard_index_of_slot(opts, window, slot));
     stats.add(r.record);
     if (opts.record_iterations) res.iterations.push_back(r.record);
     if (r.first) {

@@ -99,11 +99,23 @@ bool signature_table::claim(std::string_view signature) {
   return true;
 }
 
+bool signature_table::contains(std::string_view signature) const {
+  const std::uint64_t h = fnv1a64(signature);
+  for (std::size_t probe = 0; probe < slots; ++probe) {
+    const std::uint64_t seen = slots_[(h + probe) % slots].load(std::memory_order_acquire);
+    if (seen == h) return true;
+    if (seen == 0) return false;
+  }
+  return false;
+}
+
 iteration_runner::iteration_runner(const run_context& run, signature_table& signatures, step_log* log,
                                    crash_note* note)
     : run_(run),
       signatures_(signatures),
+      log_(log),
       chosen_(make_strategy(run.opts.strategy, {.fair_after = run.opts.fair_after})),
+      window_(chosen_->learning_window()),
       streaming_(log != nullptr ? std::make_unique<streaming_strategy>(*chosen_, *log) : nullptr),
       active_(streaming_ ? streaming_.get() : chosen_.get()),
       backend_(make_backend(run.opts)),
@@ -124,8 +136,28 @@ void finalize_group(bug_group& g, const iteration_outcome& outcome, const run_co
   g.report = format_report(g.bug, f.timelines.front(), f.timelines.size() > 1 ? &f.timelines.back() : nullptr, ctx);
 }
 
-iteration_report iteration_runner::process(std::uint64_t index) {
+void iteration_runner::start_window_if_due(std::uint64_t index) {
+  const bool due = window_ > 1 && !fresh_ && (index % window_ == 0 || index != next_index_);
+  next_index_ = index + 1;
+  fresh_ = false;
+  if (!due) return;
+  chosen_ = make_strategy(run_.opts.strategy, {.fair_after = run_.opts.fair_after});
+  if (streaming_) streaming_ = std::make_unique<streaming_strategy>(*chosen_, *log_);
+  active_ = streaming_ ? streaming_.get() : chosen_.get();
+}
+
+void iteration_runner::warm_up(std::uint64_t index) {
+  start_window_if_due(index);
+  active_->begin_iteration(index, iteration_seed(run_.opts.seed, index));
+  guard_.begin_iteration(index);
+  const iteration_outcome& outcome = engine_.run(*active_, run_.body);
+  guard_.end_iteration();
+  active_->end_iteration({outcome.steps.size(), outcome.found.has_value(), outcome.hit_max_steps});
+}
+
+iteration_report iteration_runner::process(std::uint64_t index, const bug_decider& decide) {
   iteration_report out;
+  start_window_if_due(index);
   active_->begin_iteration(index, iteration_seed(run_.opts.seed, index));
   guard_.begin_iteration(index);
   const iteration_outcome& outcome = engine_.run(*active_, run_.body);
@@ -135,7 +167,9 @@ iteration_report iteration_runner::process(std::uint64_t index) {
 
   if (outcome.found) {
     const std::string signature = outcome.found->signature();
-    if (!signatures_.claim(signature)) {
+    const bool first = decide ? !signatures_.contains(signature) && decide(out.record, signature)
+                              : signatures_.claim(signature);
+    if (!first) {
       out.repeat = signature;
     } else {
       bug_group g;

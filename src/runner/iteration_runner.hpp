@@ -60,6 +60,9 @@ class signature_table {
   static std::size_t bytes() { return slots * sizeof(std::atomic<std::uint64_t>); }
   explicit signature_table(void* zeroed_memory) : slots_(static_cast<std::atomic<std::uint64_t>*>(zeroed_memory)) {}
   bool claim(std::string_view signature);
+  // Workers ask; the parent, which decides which occurrence comes first, inserts.
+  bool contains(std::string_view signature) const;
+  void insert(std::string_view signature) { (void)claim(signature); }
 
  private:
   std::atomic<std::uint64_t>* slots_;
@@ -73,6 +76,12 @@ struct iteration_report {
   bool exhausted = false;                 // a systematic strategy covered its space
 };
 
+// Decides whether a bug whose signature the table does not hold yet is
+// finalized here (true) or only counted. In process, the first occurrence in
+// index order claims the signature; a worker asks the parent, which answers
+// once every lower index has finished (workers.cpp).
+using bug_decider = std::function<bool(const iteration_record& record, const std::string& signature)>;
+
 class iteration_runner {
  public:
   // With `log`, every decision is streamed to it; with `note`, a crash is
@@ -81,17 +90,30 @@ class iteration_runner {
                    crash_note* note = nullptr);
   ~iteration_runner();
 
-  iteration_report process(std::uint64_t index);
+  // Runs iteration `index`. The strategy starts afresh (forgets what it
+  // learned) at the start of each learning window and wherever the indices
+  // this runner was given stop being consecutive, so what it learned comes
+  // from the earlier iterations of the window only, wherever they ran.
+  iteration_report process(std::uint64_t index, const bug_decider& decide = {});
+  // Runs iteration `index` only for the strategy to learn from it (nothing is
+  // reported): a replacement worker catching up with a window it resumes.
+  void warm_up(std::uint64_t index);
   const strategy& chosen() const { return *chosen_; }
   std::string describe() const { return chosen_->describe(); }
+  std::uint64_t learning_window() const { return window_; }
 
  private:
+  void start_window_if_due(std::uint64_t index);
   std::optional<std::string> check_determinism(std::uint64_t index, const std::vector<trace_step>& steps,
                                                const std::optional<bug>& found);
 
   const run_context& run_;
   signature_table& signatures_;
+  step_log* log_;
   std::unique_ptr<strategy> chosen_;
+  std::uint64_t window_;
+  std::uint64_t next_index_ = 0;  // the index that continues the current window
+  bool fresh_ = true;             // chosen_ has run no iteration yet
   std::unique_ptr<strategy> streaming_;
   strategy* active_;
   std::unique_ptr<backend> backend_;  // options::backend: fibers or threads

@@ -106,6 +106,7 @@ class streaming_strategy final : public strategy {
   void end_iteration(const iteration_summary& s) override { inner_.end_iteration(s); }
   std::string describe() const override { return inner_.describe(); }
   bool is_fair() const override { return inner_.is_fair(); }
+  std::uint64_t learning_window() const override { return inner_.learning_window(); }
   bool exhausted() const override { return inner_.exhausted(); }
   std::string stop_reason() const override { return inner_.stop_reason(); }
   std::uint64_t schedules_explored() const override { return inner_.schedules_explored(); }

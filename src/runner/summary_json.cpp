@@ -173,7 +173,11 @@ json merge_summaries(const std::vector<json>& summaries, const std::vector<std::
       // Status: the worst of the shards.
       static const std::vector<std::string> rank = {"not_run", "passed", "diverged", "error", "bug", "crash"};
       const auto pos = [&](const std::string& st) { return std::find(rank.begin(), rank.end(), st) - rank.begin(); };
-      if (pos(t.value("status", "")) > pos(m.value("status", ""))) {
+      // Of two shards with a bug, the earlier iteration's is the run's first bug.
+      const bool earlier = pos(t.value("status", "")) == pos(m.value("status", "")) && t.contains("iteration") &&
+                           m.contains("iteration") &&
+                           t.value("iteration", std::uint64_t{0}) < m.value("iteration", std::uint64_t{0});
+      if (pos(t.value("status", "")) > pos(m.value("status", "")) || earlier) {
         for (const char* field : {"status", "bug", "trace_file", "replay", "iteration", "report", "message"})
           if (t.contains(field)) m[field] = t[field];
       }

@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -43,8 +44,29 @@ constexpr std::uint64_t no_slot = ~std::uint64_t{0};
 
 // Shared by the parent and every worker.
 struct run_shared {
-  std::atomic<std::uint64_t> next_slot{0};
+  std::atomic<std::uint64_t> next_slot{0};  // the first slot of the next block to claim
   std::atomic<int> stop{0};
+  // The lowest slot known to end with a bug (stop_on_first_bug): no worker
+  // starts a slot above it, since the run will stop at or below it.
+  std::atomic<std::uint64_t> bound{no_slot};
+};
+
+void lower_bound_to(std::atomic<std::uint64_t>& bound, std::uint64_t slot) {
+  std::uint64_t seen = bound.load(std::memory_order_acquire);
+  while (slot < seen && !bound.compare_exchange_weak(seen, slot, std::memory_order_acq_rel)) {
+  }
+}
+
+// The parent's answer to a worker that found a bug with a signature not
+// decided yet (a candidate): finalize it, or only count it.
+enum verdict : int { verdict_none = 0, verdict_pending = 1, verdict_go = 2, verdict_drop = 3 };
+
+// The slots a (replacement) worker runs before it claims blocks: it runs
+// [warm_from, first) only for its strategy to learn, then [first, end).
+struct assignment {
+  std::uint64_t warm_from = 0;
+  std::uint64_t first = 0;
+  std::uint64_t end = 0;
 };
 
 // One worker's channel to the parent; its step_log follows it in the region.
@@ -53,6 +75,7 @@ struct channel {
   std::atomic<std::uint64_t> started_ns{0};  // when it started (CLOCK_MONOTONIC)
   std::atomic<std::uint64_t> written{0};     // records published (ring head)
   std::atomic<std::uint64_t> read{0};        // records the parent took (ring tail)
+  std::atomic<int> verdict{verdict_none};    // on the worker's candidate bug
   crash_note note;
   iteration_record ring[ring_size];
 };
@@ -118,25 +141,47 @@ struct worker {
   std::uint64_t last_index = no_slot;  // index of the last record taken from the ring
 };
 
+// A bug whose signature no earlier slot has decided yet. It is decided once
+// every lower slot has finished: the lowest slot of a signature is finalized
+// (and, with stop_on_first_bug, only the lowest slot of all), as in process.
+struct candidate {
+  std::string signature;
+  std::size_t worker = 0;  // waiting for the verdict, unless `lost`
+  bool lost = false;       // the worker died in the iteration: the parent finalizes it
+  bug found;
+  std::vector<trace_step> steps;
+  bool hung = false;
+};
+
 class parent {
  public:
   explicit parent(const run_context& run);
   result run();
 
  private:
-  void spawn(worker& w, std::vector<std::uint64_t> assigned);
-  [[noreturn]] void work(worker& w, const std::vector<std::uint64_t>& assigned, int to_parent);
+  void spawn(worker& w, assignment assigned);
+  [[noreturn]] void work(worker& w, const assignment& assigned, int to_parent);
   // Handles every complete message the worker's pipe holds.
   void read_messages(worker& w);
-  void handle(const json& m);
+  void handle(const json& m, worker& w);
   void drain(worker& w);
   void reap(worker& w, int status);
   void lost_iteration(worker& w, std::uint64_t slot, int status);
+  void finalize_lost(std::uint64_t slot, candidate& c);
+  // Takes the records of the lowest slots into the statistics, in slot order,
+  // and decides the candidates every lower slot of which has finished (all
+  // of them once the run is stopping).
+  void advance();
+  void decide(std::uint64_t slot, candidate& c);
+  std::uint64_t slot_of(std::uint64_t index) const { return shard_slot_of_index(opts_, window_, index); }
+  std::uint64_t block_end(std::uint64_t slot) const { return std::min((slot / block_ + 1) * block_, slots_); }
   void stop() { shared_->stop.store(1, std::memory_order_release); }
   bool stopping() const { return shared_->stop.load(std::memory_order_acquire) != 0; }
 
   const run_context& run_;
   const options& opts_;
+  std::uint64_t window_;  // the strategy's learning window
+  std::uint64_t block_;   // slots a worker claims at once: one window
   std::uint64_t slots_;
   bool systematic_;
   std::string description_;
@@ -144,8 +189,16 @@ class parent {
   run_shared* shared_;
   signature_table signatures_;
   std::vector<worker> workers_;
-  std::vector<std::uint64_t> requeued_;   // slots a replacement runs first
+  std::vector<assignment> requeued_;      // what replacements run first
   std::set<std::uint64_t> run_again_;     // slots already requeued once
+  std::set<std::uint64_t> crashed_;       // slots whose iteration ended its worker
+  // Records not yet in the statistics: those above a slot still running.
+  std::map<std::uint64_t, iteration_record> pending_records_;
+  std::uint64_t prefix_ = 0;  // every slot below it is in the statistics
+  std::map<std::uint64_t, std::string> bug_slots_;       // slot -> signature of its bug
+  std::map<std::uint64_t, candidate> candidates_;        // by slot, undecided
+  std::map<std::string, std::uint64_t> decided_;         // signature -> the slot finalized for it
+  std::optional<std::uint64_t> first_bug_;               // stop_on_first_bug: the slot the run stops at
   bug_collector bugs_;
   statistics_accumulator stats_;
   result res_;
@@ -157,12 +210,15 @@ class parent {
 parent::parent(const run_context& run)
     : run_(run),
       opts_(run.opts),
-      slots_(shard_slots(run.opts)),
+      window_(make_strategy(run.opts.strategy, {.fair_after = run.opts.fair_after})->learning_window()),
+      block_(block_size(run.opts, window_)),
+      slots_(shard_slots(run.opts, window_)),
       description_(make_strategy(run.opts.strategy, {.fair_after = run.opts.fair_after})->describe()),
       shared_region_(sizeof(run_shared) + signature_table::bytes()),
       shared_(static_cast<run_shared*>(shared_region_.data())),
       signatures_(static_cast<char*>(shared_region_.data()) + sizeof(run_shared)),
       bugs_(run.opts) {
+  shared_->bound.store(no_slot);  // the region comes zeroed, not constructed
   systematic_ = is_systematic(description_);
   unsigned n = opts_.parallel;
   if (systematic_) {
@@ -178,7 +234,8 @@ parent::parent(const run_context& run)
     }
     n = 1;
   }
-  n = static_cast<unsigned>(std::min<std::uint64_t>(n, std::max<std::uint64_t>(slots_, 1)));
+  // More workers than blocks would have nothing to do.
+  n = static_cast<unsigned>(std::min<std::uint64_t>(n, std::max<std::uint64_t>((slots_ + block_ - 1) / block_, 1)));
   const std::vector<unsigned> cpus = allowed_cpus();
   workers_.resize(n);
   for (unsigned k = 0; k < n; ++k) {
@@ -190,12 +247,13 @@ parent::parent(const run_context& run)
   }
 }
 
-void parent::spawn(worker& w, std::vector<std::uint64_t> assigned) {
+void parent::spawn(worker& w, assignment assigned) {
   // A replacement starts from a clean channel; the region itself is reused.
   w.chan->in_flight.store(0);
   w.chan->started_ns.store(0);
   w.chan->written.store(0);
   w.chan->read.store(0);
+  w.chan->verdict.store(verdict_none);
   w.chan->note.signal.store(0);
   std::memset(w.chan->note.message, 0, sizeof w.chan->note.message);
   std::memset(w.chan->note.operation_name, 0, sizeof w.chan->note.operation_name);
@@ -219,7 +277,7 @@ void parent::spawn(worker& w, std::vector<std::uint64_t> assigned) {
   w.last_index = no_slot;
 }
 
-void parent::work(worker& w, const std::vector<std::uint64_t>& assigned, int to_parent) {
+void parent::work(worker& w, const assignment& assigned, int to_parent) {
   const pid_t parent_pid = ::getppid();
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent_pid) ::_exit(0);
@@ -233,27 +291,47 @@ void parent::work(worker& w, const std::vector<std::uint64_t>& assigned, int to_
   const auto send = [&](const json& m) { write_all(to_parent, m.dump() + "\n"); };
   try {
     iteration_runner runner(run_, signatures_, w.log.get(), &w.chan->note);
-    std::size_t next_assigned = 0;
     channel& c = *w.chan;
-    while (!stopping()) {
-      std::uint64_t slot = 0;
-      if (next_assigned < assigned.size()) {
-        slot = assigned[next_assigned++];
-      } else {
-        slot = shared_->next_slot.fetch_add(1, std::memory_order_relaxed);
-        if (slot >= slots_) break;
-      }
-      c.started_ns.store(monotonic_ns(), std::memory_order_relaxed);
-      c.in_flight.store(slot + 1, std::memory_order_release);
-      iteration_report r = runner.process(shard_index_of_slot(opts_, slot));
-      if (r.first) send(group_message(*r.first));
-      if (r.repeat) send({{"t", "repeat"}, {"signature", *r.repeat}});
+    const auto publish = [&](const iteration_record& record) {
       const std::uint64_t n = c.written.load(std::memory_order_relaxed);
       while (n - c.read.load(std::memory_order_acquire) >= ring_size)
         std::this_thread::sleep_for(std::chrono::microseconds(200));  // the parent is behind
-      c.ring[n % ring_size] = r.record;
+      c.ring[n % ring_size] = record;
       c.written.store(n + 1, std::memory_order_release);
       c.in_flight.store(0, std::memory_order_release);
+    };
+    for (std::uint64_t slot = assigned.warm_from; slot < assigned.first; ++slot)
+      runner.warm_up(shard_index_of_slot(opts_, window_, slot));
+    std::uint64_t slot = assigned.first;
+    std::uint64_t end = assigned.end;
+    while (!stopping()) {
+      if (slot >= end) {  // claim the next block
+        slot = shared_->next_slot.fetch_add(block_, std::memory_order_relaxed);
+        if (slot >= slots_) break;
+        end = std::min(slot + block_, slots_);
+      }
+      if (opts_.stop_on_first_bug && slot > shared_->bound.load(std::memory_order_acquire)) break;
+      c.started_ns.store(monotonic_ns(), std::memory_order_relaxed);
+      c.in_flight.store(slot + 1, std::memory_order_release);
+      bool published = false;
+      // A bug no lower slot has decided: publish the iteration (it is over),
+      // tell the parent, and wait until it knows whether a lower slot found
+      // the same bug (or, stopping at the first bug, any bug).
+      const bug_decider decide = [&](const iteration_record& record, const std::string& signature) {
+        if (opts_.stop_on_first_bug) lower_bound_to(shared_->bound, slot);
+        c.verdict.store(verdict_pending, std::memory_order_release);
+        publish(record);
+        published = true;
+        send({{"t", "candidate"}, {"slot", slot}, {"signature", signature}});
+        while (c.verdict.load(std::memory_order_acquire) == verdict_pending)
+          std::this_thread::sleep_for(std::chrono::microseconds(100));
+        return c.verdict.load(std::memory_order_acquire) == verdict_go;
+      };
+      iteration_report r = runner.process(shard_index_of_slot(opts_, window_, slot), decide);
+      if (r.first) send(group_message(*r.first));
+      if (r.repeat) send({{"t", "repeat"}, {"slot", slot}, {"signature", *r.repeat}});
+      if (!published) publish(r.record);
+      ++slot;
       if (r.divergence) {
         send({{"t", "divergence"}, {"message", *r.divergence}});
         break;
@@ -271,13 +349,19 @@ void parent::work(worker& w, const std::vector<std::uint64_t>& assigned, int to_
   ::_exit(0);
 }
 
-void parent::handle(const json& m) {
+void parent::handle(const json& m, worker& w) {
   const std::string type = m.value("t", "");
   if (type == "bug") {
     if (progress_) progress_->clear();
-    if (bugs_.add(group_from_message(m)) && opts_.stop_on_first_bug) stop();
+    bugs_.add(group_from_message(m));
+  } else if (type == "candidate") {
+    const auto slot = m.at("slot").get<std::uint64_t>();
+    candidate& c = candidates_[slot];
+    c.signature = m.at("signature").get<std::string>();
+    c.worker = static_cast<std::size_t>(&w - workers_.data());
+    bug_slots_[slot] = c.signature;
   } else if (type == "repeat") {
-    bugs_.count(m.at("signature").get<std::string>());
+    bug_slots_[m.at("slot").get<std::uint64_t>()] = m.at("signature").get<std::string>();
   } else if (type == "divergence") {
     if (!res_.divergence) res_.divergence = m.at("message").get<std::string>();
     stop();
@@ -302,7 +386,7 @@ void parent::read_messages(worker& w) {
     for (std::size_t end; (end = w.pending.find('\n')) != std::string::npos;) {
       const json m = json::parse(w.pending.substr(0, end), nullptr, false);
       w.pending.erase(0, end + 1);
-      if (m.is_object()) handle(m);
+      if (m.is_object()) handle(m, w);
     }
   }
 }
@@ -312,11 +396,55 @@ void parent::drain(worker& w) {
   const std::uint64_t written = c.written.load(std::memory_order_acquire);
   for (std::uint64_t k = c.read.load(std::memory_order_relaxed); k < written; ++k) {
     const iteration_record& r = c.ring[k % ring_size];
-    stats_.add(r);
-    if (opts_.record_iterations) res_.iterations.push_back(r);
+    pending_records_[slot_of(r.index)] = r;
     w.last_index = r.index;
   }
   c.read.store(written, std::memory_order_release);
+}
+
+void parent::advance() {
+  while (!pending_records_.empty()) {
+    const auto it = pending_records_.begin();
+    if (it->first < prefix_) {  // run twice (a requeued slot): counted once
+      pending_records_.erase(it);
+      continue;
+    }
+    if (it->first != prefix_ || (first_bug_ && prefix_ > *first_bug_)) break;
+    if (it->second.bug) {
+      // Every lower slot is in: the bug of this one is decided here, once the
+      // worker's message saying what it was has come.
+      if (!bug_slots_.contains(prefix_)) break;
+      if (const auto c = candidates_.find(prefix_); c != candidates_.end()) {
+        decide(c->first, c->second);
+        candidates_.erase(c);
+      }
+    }
+    stats_.add(it->second);
+    if (opts_.record_iterations) res_.iterations.push_back(it->second);
+    ++prefix_;
+    pending_records_.erase(it);
+  }
+  // A run that stops (a budget, an interrupt, a bug) decides what it has, in slot order.
+  if (!stopping()) return;
+  for (auto& [slot, c] : candidates_) decide(slot, c);
+  candidates_.clear();
+}
+
+void parent::decide(std::uint64_t slot, candidate& c) {
+  const bool go = !first_bug_ && !decided_.contains(c.signature);
+  if (go) {
+    decided_[c.signature] = slot;
+    signatures_.insert(c.signature);
+    if (opts_.stop_on_first_bug) {
+      first_bug_ = slot;
+      stop();
+    }
+  }
+  if (c.lost) {
+    if (go) finalize_lost(slot, c);
+    return;
+  }
+  workers_[c.worker].chan->verdict.store(go ? verdict_go : verdict_drop, std::memory_order_release);
 }
 
 std::string lost_report(const run_context& run, const bug_group& g, std::string_view how) {
@@ -332,13 +460,18 @@ std::string lost_report(const run_context& run, const bug_group& g, std::string_
 // The worker died in the middle of `slot`: a bug, or (killed from outside) a
 // slot to run again.
 void parent::lost_iteration(worker& w, std::uint64_t slot, int status) {
-  const std::uint64_t index = shard_index_of_slot(opts_, slot);
+  const std::uint64_t index = shard_index_of_slot(opts_, window_, slot);
   const crash_note& note = w.chan->note;
   const int signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
   const bool noted = note.signal.load(std::memory_order_acquire) != 0;
   if (!w.hung && !noted && (signal == SIGKILL || signal == SIGTERM) && !run_again_.contains(slot)) {
+    // Run it again, after the iterations of its window before it (since the
+    // block's start or its last crash), so the strategy learned what it had.
     run_again_.insert(slot);
-    requeued_.push_back(slot);
+    std::uint64_t window_start = slot - slot % block_;
+    if (const auto crash = crashed_.lower_bound(window_start); crash != crashed_.end() && *crash < slot)
+      window_start = *std::prev(crashed_.lower_bound(slot)) + 1;
+    requeued_.push_back({window_start, slot, block_end(slot)});
     return;
   }
   std::vector<trace_step> steps = w.log->snapshot();
@@ -371,23 +504,32 @@ void parent::lost_iteration(worker& w, std::uint64_t slot, int status) {
   record.steps = steps.size();
   record.schedule_hash = schedule_hash(steps);
   record.bug = true;
-  stats_.add(record);
-  if (opts_.record_iterations) res_.iterations.push_back(record);
+  pending_records_[slot] = record;
+  crashed_.insert(slot);
 
   const std::string signature = b.signature();
-  if (!signatures_.claim(signature)) {
-    bugs_.count(signature);
-    return;
-  }
+  bug_slots_[slot] = signature;
+  if (opts_.stop_on_first_bug) lower_bound_to(shared_->bound, slot);
+  if (decided_.contains(signature)) return;
+  candidate& c = candidates_[slot];
+  c.signature = signature;
+  c.lost = true;
+  c.found = std::move(b);
+  c.steps = std::move(steps);
+  c.hung = w.hung;
+}
+
+void parent::finalize_lost(std::uint64_t slot, candidate& c) {
+  const std::uint64_t index = shard_index_of_slot(opts_, window_, slot);
   bug_group g;
-  g.bug = b;
-  g.signature = signature;
+  g.bug = c.found;
+  g.signature = c.signature;
   g.count = 1;
   g.first_iteration = index;
   g.trace.header = make_header(opts_, run_.id, description_, index);
-  g.trace.steps = std::move(steps);
-  g.trace.found = b;
-  if (w.hung) {
+  g.trace.steps = std::move(c.steps);
+  g.trace.found = c.found;
+  if (c.hung) {
     // A hang is saved as found: its candidates would each cost a watchdog period.
     g.minimized_trace = g.trace;
     if (!run_.directory.empty()) g.trace_file = write_new_file(run_.directory, "bug", ".json", to_json(g.minimized_trace));
@@ -400,11 +542,11 @@ void parent::lost_iteration(worker& w, std::uint64_t slot, int status) {
     // A crash is minimized with each candidate in a process of its own
     // (minimize.hpp). The parent knows who ran each step, not names or source lines.
     iteration_outcome known;
-    known.found = b;
+    known.found = c.found;
     finalize_group(g, known, run_);
   }
   if (progress_) progress_->clear();
-  if (bugs_.add(std::move(g)) && opts_.stop_on_first_bug) stop();
+  bugs_.add(std::move(g));
 }
 
 void parent::reap(worker& w, int status) {
@@ -417,11 +559,23 @@ void parent::reap(worker& w, int status) {
   const bool clean = WIFEXITED(status) && WEXITSTATUS(status) == 0 && in_flight == 0;
   if (clean) return;
   ++res_.stats.workers_replaced;
+  // A candidate it was waiting on dies with it (a kill from outside).
+  const auto k = static_cast<std::size_t>(&w - workers_.data());
+  std::erase_if(candidates_, [&](const auto& c) { return !c.second.lost && c.second.worker == k; });
+  std::optional<std::uint64_t> last;  // the last slot it began
   if (in_flight != 0) {
     const std::uint64_t slot = in_flight - 1;
+    last = slot;
     // The record of the iteration may be out just before the worker died.
-    if (w.last_index != shard_index_of_slot(opts_, slot)) lost_iteration(w, slot, status);
+    if (w.last_index != shard_index_of_slot(opts_, window_, slot)) lost_iteration(w, slot, status);
+  } else if (w.last_index != no_slot) {
+    last = slot_of(w.last_index);
   }
+  // The rest of its block goes to its replacement. The iteration that ended
+  // the worker ended its learning window too: what comes after it learns
+  // afresh, in every run, wherever it runs.
+  if (!systematic_ && last && !run_again_.contains(*last) && *last + 1 < block_end(*last))
+    requeued_.push_back({*last + 1, *last + 1, block_end(*last)});
   if (systematic_ && !stopping()) {
     if (opts_.print_report)
       std::fprintf(stderr, "heddle: %s cannot resume its search in a new worker: the run ends here\n",
@@ -475,10 +629,30 @@ result parent::run() {
       if (w.running || stopping()) continue;
       const bool work_left = !requeued_.empty() || shared_->next_slot.load() < slots_;
       if (!work_left) continue;
-      std::vector<std::uint64_t> assigned;
-      assigned.swap(requeued_);
-      spawn(w, std::move(assigned));
+      assignment assigned;
+      if (!requeued_.empty()) {
+        assigned = requeued_.back();
+        requeued_.pop_back();
+      }
+      spawn(w, assigned);
     }
+    advance();
+  }
+  // Candidates of workers that died last: decided now, in slot order.
+  stop();
+  advance();
+  // A run cut short (time budget, interrupt) may leave gaps: what finished
+  // still counts, in slot order.
+  for (auto& [slot, record] : pending_records_) {
+    if (first_bug_ && slot > *first_bug_) break;
+    stats_.add(record);
+    if (opts_.record_iterations) res_.iterations.push_back(record);
+  }
+  // Iterations that repeated a decided signature, up to the stop.
+  for (const auto& [slot, signature] : bug_slots_) {
+    if (first_bug_ && slot > *first_bug_) break;
+    const auto decided = decided_.find(signature);
+    if (decided != decided_.end() && decided->second != slot) bugs_.count(signature);
   }
   progress_->clear();
   if (!error_.empty()) throw usage_error(error_);

@@ -18,9 +18,9 @@
 //   blocked or finished", and a yield or sleep point hands over to the next
 //   operation, so programs that spin with this_thread::yield() make progress.
 // - The number of steps, over which the D delays are drawn, is learned as the
-//   most steps seen in earlier iterations (32 before the first one ends), as
-//   in pct.cpp. Several delays may fall on one step; each skips one more
-//   operation.
+//   most steps seen in earlier iterations of the learning window (32 before
+//   the window's first one ends), as in pct.cpp. Several delays may fall on
+//   one step; each skips one more operation.
 // - Data choices are uniform, as in `random`.
 #include <algorithm>
 #include <vector>
@@ -64,6 +64,7 @@ class delay_bounding_strategy final : public strategy {
   }
 
   std::string describe() const override { return fmt::format("db:{}", delays_); }
+  std::uint64_t learning_window() const override { return default_learning_window; }
 
  private:
   // The deterministic scheduler's choice: the current operation if it is

@@ -139,6 +139,7 @@ class dfs_strategy final : public strategy {
   }
 
   std::string describe() const override { return bound_ ? fmt::format("dfs:pb={}", *bound_) : "dfs"; }
+  std::uint64_t learning_window() const override { return 0; }
   bool exhausted() const override { return exhausted_; }
   std::string stop_reason() const override { return stopped_ ? error_ : std::string{}; }
   std::string search_error() const override { return error_; }

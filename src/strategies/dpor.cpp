@@ -210,6 +210,7 @@ class dpor_strategy final : public strategy {
   }
 
   std::string describe() const override { return "dpor"; }
+  std::uint64_t learning_window() const override { return 0; }
   bool exhausted() const override { return exhausted_; }
   std::string stop_reason() const override { return error_.empty() ? stop_ : error_; }
   std::string search_error() const override { return error_; }

@@ -11,7 +11,8 @@
 //
 // Departures from the paper, as in Coyote and Shuttle:
 // - k, the number of steps, is not known in advance: it is learned as the most
-//   steps seen in earlier iterations (32 before the first one ends).
+//   steps seen in earlier iterations of the learning window (32 before the
+//   window's first one ends); see strategy::learning_window.
 // - Operations created during an iteration get a priority at a uniformly random
 //   rank among the operations not yet demoted, instead of all priorities being
 //   drawn up front.
@@ -70,6 +71,7 @@ class pct_strategy final : public strategy {
   }
 
   std::string describe() const override { return fmt::format("pct:{}", depth_); }
+  std::uint64_t learning_window() const override { return default_learning_window; }
 
  private:
   // Invariant: priority_ lists every operation seen this iteration, highest

@@ -16,7 +16,7 @@
 //
 // Departures, as in pct.cpp:
 // - k, the number of steps, is learned as the most steps seen in earlier
-//   iterations (32 before the first one ends).
+//   iterations of the learning window (32 before the window's first one ends).
 // - A chain gets its priority when it is first seen enabled, at a uniformly
 //   random rank among the chains not yet demoted: each such chain holds an
 //   independent random key, which makes the rank of a new one uniform.
@@ -65,6 +65,7 @@ class pctt_strategy final : public strategy {
   }
 
   std::string describe() const override { return fmt::format("pctt:{}", depth_); }
+  std::uint64_t learning_window() const override { return default_learning_window; }
 
  private:
   static constexpr std::uint64_t undemoted_bit = std::uint64_t{1} << 63;

@@ -2,8 +2,9 @@
 // iterations: iteration i runs under members[i % size], so which strategy ran
 // an iteration follows from its index alone (parallel workers that split the
 // iterations by index agree on it). Each member keeps its own learned state
-// (ql's Q-table, surw's profile) across the iterations it runs, as if it ran
-// alone on every size-th iteration.
+// (ql's Q-table, surw's profile) across the iterations it runs in one
+// learning window (3 x 64 indices: 64 of its own), as if it ran alone on
+// every size-th iteration.
 //
 // Why a portfolio: no single strategy is best on every bug. On the bug suite
 // (tests/bugs, 17 programs, 10,000 iterations each at the default seed) the
@@ -53,6 +54,9 @@ class portfolio_strategy final : public strategy {
 
   void end_iteration(const iteration_summary& summary) override { current_->end_iteration(summary); }
   std::string describe() const override { return "portfolio"; }
+  // Long enough that each member learns over default_learning_window of its
+  // own iterations.
+  std::uint64_t learning_window() const override { return members.size() * default_learning_window; }
   std::string stop_reason() const override { return current_ != nullptr ? current_->stop_reason() : std::string{}; }
 
  private:

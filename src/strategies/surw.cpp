@@ -40,8 +40,10 @@
 //   on atomics and heddle::shared) and lock operations (acquire as a read,
 //   release as a write, the artifact's `lock_addr` method) together, where the
 //   artifact configures one kind per run; heddle's bug suite needs both.
-// - The profile is the run's first iteration, whatever its outcome; an
-//   operation the profile never saw starts at w = 0 (as in the artifact).
+// - The profile is the first iteration of each learning window (64
+//   consecutive indices, strategy::learning_window), whatever its outcome, so
+//   the run learns the same wherever its iterations run; an operation the
+//   profile never saw starts at w = 0 (as in the artifact).
 // - Data choices are uniform, as in `random`.
 #include <algorithm>
 #include <map>
@@ -108,6 +110,7 @@ class surw_strategy final : public strategy {
   }
 
   std::string describe() const override { return "surw"; }
+  std::uint64_t learning_window() const override { return default_learning_window; }
 
  private:
   // Per operation, this iteration.
