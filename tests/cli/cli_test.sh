@@ -218,8 +218,9 @@ assert whole["iterations"] == merged["iterations"], "per-iteration schedules dif
 assert [g["count"] for g in whole["bugs"]] == [g["count"] for g in merged["bugs"]]
 PY
     # GoogleTest's protocol: the binary takes the shard from the environment and touches the status file.
+    # (random learns nothing: its shards take every third index, 100 of 300.)
     GTEST_TOTAL_SHARDS=3 GTEST_SHARD_INDEX=1 GTEST_SHARD_STATUS_FILE="$work/status" \
-      run "$heddle" test "$fixed" --iterations 300 --parallel 1 --out out --format json
+      run "$heddle" test "$fixed" --iterations 300 --strategy random --parallel 1 --out out --format json
     expect_exit 0
     expect_file "$work/status"
     python3 - "$work/stdout" <<'PY' || fail "GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS were not taken as the shard"
@@ -237,6 +238,54 @@ PY
     echo '{"tests": 3}' >bad.json
     run "$heddle" merge bad.json
     expect_one_line_error "'bad.json' is not a heddle JSON summary"
+    ;;
+
+  workers_and_shards_report_what_one_process_reports)
+    # Same seed, same result (docs/running.md): for each strategy, 2 workers
+    # (three times) and 4 report the first bug of the run in one process, at
+    # the same iteration, with a byte-identical trace file and the same counts.
+    same_run() {  # same_run REFERENCE OTHER: the two runs' first test agrees
+      python3 - "$1" "$2" <<'PY' || fail "$2 differs from $1 (see above)"
+import json, sys
+a, b = (json.load(open(p))["tests"][0] for p in sys.argv[1:])
+for f in ["status", "iteration", "bug"]:
+    assert a.get(f) == b.get(f), (f, a.get(f), b.get(f))
+for f in ["iterations", "buggy_iterations", "steps_total", "distinct_schedules"]:
+    assert a["stats"][f] == b["stats"][f], (f, a["stats"][f], b["stats"][f])
+assert [(g["signature"], g["count"], g["first_iteration"]) for g in a["bugs"]] == \
+       [(g["signature"], g["count"], g["first_iteration"]) for g in b["bugs"]]
+assert a.get("iterations") == b.get("iterations"), "per-iteration schedules differ"
+PY
+    }
+    for strategy in random pct:3 surw ql portfolio; do
+      name=${strategy//:/}
+      run "$heddle" test "$buggy" --iterations 400 --strategy $strategy --parallel 0 --record-iterations \
+        --out out-$name-0 --json-out $name-0.json
+      expect_exit 1
+      for workers in 2 2 2 4; do
+        rm -rf out-$name-$workers
+        run "$heddle" test "$buggy" --iterations 400 --strategy $strategy --parallel $workers --record-iterations \
+          --out out-$name-$workers --json-out $name-$workers.json
+        expect_exit 1
+        same_run $name-0.json $name-$workers.json
+        cmp out-$name-0/account.concurrent_withdrawals/bug-1.json out-$name-$workers/account.concurrent_withdrawals/bug-1.json ||
+          fail "$strategy with $workers workers saved another trace than in one process"
+        [[ ! -e out-$name-$workers/account.concurrent_withdrawals/bug-2.json ]] ||
+          fail "$strategy with $workers workers saved a second trace"
+      done
+      # Shards with --explore merge into the unsharded run, iteration for iteration.
+      run "$heddle" test "$buggy" --iterations 400 --strategy $strategy --explore --no-minimize --record-iterations \
+        --parallel 0 --out out --json-out explore-$name.json
+      expect_exit 1
+      for k in 0 1; do
+        run "$heddle" test "$buggy" --iterations 400 --strategy $strategy --explore --no-minimize --record-iterations \
+          --parallel $((k + 1)) --shard $k/2 --out out --json-out explore-$name-$k.json
+        expect_exit 1
+      done
+      run "$heddle" merge explore-$name-0.json explore-$name-1.json --json-out explore-$name-merged.json
+      expect_exit 1
+      same_run explore-$name.json explore-$name-merged.json
+    done
     ;;
 
   time_budget_and_sigint_stop_cleanly_with_a_summary)

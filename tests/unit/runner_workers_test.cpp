@@ -2,6 +2,7 @@
 // outside kills, and that results match an in-process run.
 #include <csignal>
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -103,6 +104,58 @@ TEST(runner_workers, sigkill_of_a_worker_loses_no_iteration_and_the_summary_is_c
   EXPECT_EQ(indices_of(r), up_to(1500));
   EXPECT_EQ(r.stats.workers, 2u);
   EXPECT_EQ(r.stats.workers_replaced, 1u);
+}
+
+std::map<std::uint64_t, std::uint64_t> schedules_of(const heddle::result& r) {
+  std::map<std::uint64_t, std::uint64_t> by_index;
+  for (const heddle::iteration_record& i : r.iterations) by_index[i.index] = i.schedule_hash;
+  return by_index;
+}
+
+// A worker killed from outside under a strategy that learns: its replacement
+// re-runs the earlier iterations of the window for the strategy to learn
+// them, so every iteration has the schedule it has in one process.
+TEST(runner_workers, sigkill_under_a_learning_strategy_keeps_every_schedule_of_one_process) {
+  static const pid_t test_process = ::getpid();
+  const auto body = [] {
+    heddle::atomic<int> value{0};
+    // Long enough (about 130 steps) that pct's change points, drawn over the
+    // step count it learned, differ from a fresh strategy's (drawn over 32).
+    const auto work = [&] {
+      for (int k = 0; k < 40; ++k) value.fetch_add(1);
+    };
+    heddle::thread t(work);
+    heddle::thread u(work);
+    heddle::thread v(work);
+    t.join();
+    u.join();
+    v.join();
+    if (::getpid() != test_process && shared_counter().fetch_add(1) == 150) ::kill(::getpid(), SIGKILL);
+  };
+  heddle::options o{.iterations = 400, .strategy = "pct:3", .print_report = false, .out = "",
+                    .record_iterations = true};
+  const heddle::result here = heddle::explore(o, body, {"runner.sigkill_learning", ""});
+  shared_counter() = 0;
+  o.parallel = 2;
+  const heddle::result there = heddle::explore(o, body, {"runner.sigkill_learning", ""});
+  EXPECT_EQ(there.stats.workers_replaced, 1u);
+  EXPECT_EQ(schedules_of(there), schedules_of(here));
+}
+
+// A crash ends its worker and its learning window: the replacement goes on
+// with a fresh strategy at the next index, so any number of workers runs the
+// same schedules.
+TEST(runner_workers, crashes_under_a_learning_strategy_give_the_same_schedules_with_2_and_4_workers) {
+  heddle::options o{.iterations = 1000, .strategy = "pct:3", .stop_on_first_bug = false, .print_report = false,
+                    .out = "", .parallel = 2, .record_iterations = true};
+  const heddle::result two = heddle::explore(o, sometimes_segfaults, {"runner.segfault_learning", ""});
+  o.parallel = 4;
+  const heddle::result four = heddle::explore(o, sometimes_segfaults, {"runner.segfault_learning", ""});
+  ASSERT_TRUE(two.bug);
+  EXPECT_GE(two.stats.workers_replaced, 2u);
+  EXPECT_EQ(schedules_of(four), schedules_of(two));
+  EXPECT_EQ(four.bugs[0].first_iteration, two.bugs[0].first_iteration);
+  EXPECT_EQ(four.bugs[0].count, two.bugs[0].count);
 }
 
 TEST(runner_workers, abort_and_stack_overflow_are_bugs_of_their_kind_and_workers_go_on) {
