@@ -66,7 +66,7 @@ machine.
 | `dfs` | exhaustive depth-first search over schedules and data choices; says when the space is exhausted and how many schedules it took |
 | `dfs:pb=K` | `dfs` bounded to K preemptions, deepened from 0 to K (Musuvathi and Qadeer, PLDI 2007) |
 | `dpor` | dynamic partial-order reduction with sleep sets (Flanagan and Godefroid, POPL 2005): exhaustive, one schedule per equivalence class |
-| `ql` | Q-learning over state fingerprints (Mukherjee et al., OOPSLA 2020): learns across the iterations of its learning window (256) to steer toward states it has rarely seen; mix data into the fingerprint with `heddle::state_hash` |
+| `ql` | Q-learning over state fingerprints (Mukherjee et al., OOPSLA 2020): learns across the iterations of its learning window (1,024) to steer toward states it has rarely seen; mix data into the fingerprint with `heddle::state_hash` |
 | `surw` | selectively uniform random walk (Zhao et al., ASPLOS 2025): samples the interleavings of shared-memory and lock accesses uniformly, weighting each operation by its remaining accesses learned in a profiling iteration (the first of each learning window of 64) |
 | `portfolio` | the default: rotates `pos`, `surw` and `ql` across iterations (iteration i runs member i mod 3, each learning from its own iterations of a window of 192) |
 | `fair(S)`, `fair(S,after=N)` | S for the first N steps of every iteration (default `--fair-after`), then `random`, so a loop that never ends is a real liveness bug |
@@ -97,8 +97,8 @@ EOF
 `pct`, `pctt` and `db` learn the number of steps of an iteration, `surw` its profile,
 `ql` its Q-table, and the `portfolio` whatever its members learn. A strategy learns
 only within its learning window: a block of consecutive iteration indices of a fixed
-size (64 for `pct`, `pctt`, `db` and `surw`; 256 for `ql`; 192 for `portfolio`, 64 per
-member), and starts afresh at the next block. That is what makes a run in worker
+size (64 for `pct`, `pctt`, `db` and `surw`; 1,024 for `ql`; 192 for `portfolio`, 64
+per member), and starts afresh at the next block. That is what makes a run in worker
 processes or in shards find exactly what a run in one process finds
 ([running.md](running.md#same-seed-same-result)): every iteration learns from the same
 earlier iterations wherever it runs, and workers share the work by whole blocks.
@@ -115,18 +115,20 @@ the whole run, commit a4aa9e2) and after:
 | `pctt:3` | 64 | 362 -> 362 | 18.5 % -> 18.6 % | 0.1 % -> 0.1 % |
 | `db:2` | 64 | 1,628 -> 1,628 | 24.1 % -> 23.9 % | 0.01 % -> 0.1 % |
 | `surw` | 64 | 180 -> 180 | 33.5 % -> 34.0 % | 1.7 % -> 1.7 % |
-| `ql` | 256 | 324 -> 324 | 41.4 % -> 39.1 % | 0.03 % -> 0.4 % |
+| `ql` | 1,024 | 324 -> 324 | 41.4 % -> 40.7 % | 0.03 % -> 0.1 % |
 | `portfolio` | 192 | 77 -> 77 | 32.3 % -> 30.8 % | 2.9 % -> 2.7 % |
 
 Every first bug comes at the same iteration as before (the first window is the start
 of the old run). The step count and the profile are learned within an iteration or
 two, so their windows change nothing measurable. `ql` keeps converging for longer: with
-a window of 64 its mean share fell to 35.2 % (at 2,000 iterations), with 256 it stays
-within 2.3 points of learning over the whole run, and it gains where its long-run
-policy had locked onto other states (`three_preemptions` 0.03 % -> 0.4 %,
-`polite_livelock` 2.3 % -> 10.1 %) and loses where it had locked onto the bug
-(`double_checked_locking_plain_flag` 36.9 % -> 17.4 %). The portfolio's members see
-64 of their own iterations per window. Longer windows would learn longer but leave
+a window of 64 its mean share fell to 35.2 % (at 2,000 iterations), with 256 to 39.1 %
+(`double_checked_locking_plain_flag` 36.9 % -> 17.4 %), and the late read of
+`tests/unit/strategy_ql_test.cpp` (a reader that must come after all 24 steps of a
+writer), which ql finds after 630, 471, 364 and 452 iterations at seeds default, 1, 2
+and 3 when it learns over the whole run, took 4,303, 1,936, 643 and 410 with 256 and
+851, 471, 364 and 452 with 512; with 1,024 it is found at the same iterations as over
+the whole run. The portfolio's members see 64 of their own iterations per window
+(`pos` finds the late read within 98 iterations at those seeds). Longer windows would learn longer but leave
 fewer blocks to share between workers: the default 1,000 iterations make 6 blocks
 under `portfolio`. Re-measure with `strategy_comparison --iterations=10000
 --strategies=pct:3,pctt:3,db:2,ql,surw,portfolio --systematic=` against a build of the

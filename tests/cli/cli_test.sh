@@ -280,7 +280,8 @@ PY
       for k in 0 1; do
         run "$heddle" test "$buggy" --iterations 400 --strategy $strategy --explore --no-minimize --record-iterations \
           --parallel $((k + 1)) --shard $k/2 --out out --json-out explore-$name-$k.json
-        expect_exit 1
+        # Shards own whole learning windows: under ql (1,024) shard 1 has none of 400.
+        [[ $rc == 0 || $rc == 1 ]] || fail "expected exit status 0 or 1, got $rc"
       done
       run "$heddle" merge explore-$name-0.json explore-$name-1.json --json-out explore-$name-merged.json
       expect_exit 1
