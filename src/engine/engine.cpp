@@ -7,6 +7,7 @@
 #include "engine/engine.hpp"
 
 #include "backends/fiber_backend.hpp"
+#include "engine/deadlock_judge.hpp"
 #include "engine/schedule_hash.hpp"
 
 #include <algorithm>
@@ -23,6 +24,13 @@ namespace heddle::detail {
 
 namespace {
 std::atomic<std::uint32_t> next_epoch{1};
+
+// The one engine whose deadlocks are judged (deadlock_judge.hpp).
+struct {
+  const engine* judged = nullptr;
+  deadlock_judge judge = nullptr;
+  void* context = nullptr;
+} judging;
 
 // Points that destructors reach (an unlock in a lock guard's destructor, a
 // notify or a semaphore release in a scope guard's): resuming an operation
@@ -498,7 +506,18 @@ void engine::detect_deadlock() {
     }
   }
   const operation_id culprit = running_ != 0 ? running_ : 1;
-  report(bug_kind::deadlock, std::move(message), ops_[culprit].where, false);
+  bug_kind kind = bug_kind::deadlock;
+  if (judging.judge != nullptr && judging.judged == this) {
+    deadlock_verdict v = judging.judge(judging.context, message);
+    if (v.quiet) return;  // the iteration ends with no bug, its blocked operations unwound
+    kind = v.kind;
+    if (!v.message.empty()) message = std::move(v.message);
+  }
+  report(kind, std::move(message), ops_[culprit].where, false);
+}
+
+void set_deadlock_judge(const engine* e, deadlock_judge judge, void* context) noexcept {
+  judging = {judge != nullptr ? e : nullptr, judge, context};
 }
 
 // --- blocking ----------------------------------------------------------------

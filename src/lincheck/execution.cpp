@@ -13,6 +13,9 @@
 
 #include <fmt/format.h>
 
+#include "engine/deadlock_judge.hpp"
+#include "heddle/explore.hpp"
+#include "lincheck/scenario.hpp"
 #include "strategies/rng.hpp"
 
 namespace heddle::lincheck::detail {
@@ -180,7 +183,7 @@ void executor::body(const scenario& sc) {
   position_[0] = no_actor;  // what follows (the object's destructor) is in no call
 }
 
-const run_record& executor::run(const scenario& sc, strategy& chooser) {
+void executor::begin(const scenario& sc) {
   ++runs_started_;
   record_.calls.clear();
   record_.events.clear();
@@ -193,6 +196,16 @@ const run_record& executor::run(const scenario& sc, strategy& chooser) {
   position_.assign(sc.threads.size() + 1, no_actor);
   in_call_.assign(sc.threads.size() + 1, false);
   if (observer_ != nullptr) observer_->begin_run();
+}
+
+const run_record& executor::run_here(const scenario& sc) {
+  begin(sc);
+  body(sc);
+  return record_;
+}
+
+const run_record& executor::run(const scenario& sc, strategy& chooser) {
+  begin(sc);
   recording_strategy recorder(chooser, *this);
   running_ = &sc;
   const heddle::detail::iteration_outcome& outcome = engine_.run(recorder, [this, &sc] { body(sc); });
@@ -234,26 +247,69 @@ std::optional<judgement> executor::follow(const scenario& sc, const std::vector<
 }
 
 std::optional<judgement> executor::judge(const run_record& r) const {
-  const auto model = spec_.make_model();
   if (r.found && r.found->kind != bug_kind::deadlock)
     return judgement{std::string(to_string(r.found->kind)), r.found->kind, r.found->message};
+  return judge_calls(r.calls, r.found ? &r.found->message : nullptr);
+}
+
+std::optional<judgement> executor::judge_calls(const history& calls, const std::string* deadlock) const {
+  const auto model = spec_.make_model();
   const std::string kind = opts_.consistency == consistency::linearizable ? "non-linearizable"
                            : opts_.consistency == consistency::sequentially_consistent
                                ? "not sequentially consistent"
                                : "not quiescently consistent";
-  if (r.found) {
+  if (deadlock != nullptr) {
     // A deadlock is legitimate when the calls that never returned are blocked
     // in the model too (a pop on an empty queue that nobody fills).
-    const verdict blocked = verify(names_, *model, r.calls, opts_.consistency, true);
+    const verdict blocked = verify(names_, *model, calls, opts_.consistency, true);
     if (blocked.ok) return std::nullopt;
-    const verdict any = verify(names_, *model, r.calls, opts_.consistency, false);
+    const verdict any = verify(names_, *model, calls, opts_.consistency, false);
     if (!any.ok) return judgement{kind, std::nullopt, any.explanation};
     return judgement{"deadlock", bug_kind::deadlock,
-                     fmt::format("{}; the model would not block here: {}", r.found->message, blocked.explanation)};
+                     fmt::format("{}; the model would not block here: {}", *deadlock, blocked.explanation)};
   }
-  const verdict v = verify(names_, *model, r.calls, opts_.consistency, false);
+  const verdict v = verify(names_, *model, calls, opts_.consistency, false);
   if (v.ok) return std::nullopt;
   return judgement{kind, std::nullopt, v.explanation};
+}
+
+namespace {
+
+// What one explore_body() keeps across iterations: the declaration and an
+// executor for its histories (its own engine stays idle).
+struct explored {
+  explicit explored(const declaration& given) : d(given), exec(d.erased, d.opts) {}
+  declaration d;
+  executor exec;
+};
+
+heddle::detail::deadlock_verdict judge_deadlock(void* context, const std::string& described) {
+  executor& exec = static_cast<explored*>(context)->exec;
+  const std::optional<judgement> j = exec.judge_calls(exec.record().calls, &described);
+  if (!j) return {.quiet = true};
+  if (j->bug) return {.kind = *j->bug, .message = j->message};
+  return {.kind = bug_kind::assertion, .message = j->kind + ": " + j->message};
+}
+
+}  // namespace
+
+std::function<void()> explore_body(const declaration& d) {
+  auto state = std::make_shared<explored>(d);
+  return [state] {
+    const lincheck::options& o = state->d.opts;
+    const std::uint64_t s = heddle::choose_int(o.scenarios);
+    random_source r(heddle::detail::iteration_seed(o.seed, s));
+    const scenario sc = generate_scenario(state->d.erased, o, r);
+    const heddle::detail::engine* e = heddle::detail::engine::current();
+    heddle::detail::set_deadlock_judge(e, &judge_deadlock, state.get());
+    struct clear_judge {  // also when the iteration unwinds this body
+      const heddle::detail::engine* e;
+      ~clear_judge() { heddle::detail::set_deadlock_judge(e, nullptr, nullptr); }
+    } clear{e};
+    const run_record& run = state->exec.run_here(sc);
+    if (const std::optional<judgement> j = state->exec.judge_calls(run.calls, nullptr))
+      heddle::assertion_failed(j->kind + ": " + j->message);
+  };
 }
 
 }  // namespace heddle::lincheck::detail

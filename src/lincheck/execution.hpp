@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <string>
@@ -72,6 +73,16 @@ struct judgement {
   std::string message;
 };
 
+// A declaration as a body for heddle::explore(): its judge is the verifier.
+// The iteration's first decision is a data choice of which of the
+// declaration's scenarios runs (scenario s generated from (seed, s), as
+// check() does), so one iteration's trace names its scenario and a systematic
+// strategy explores that choice like any other branch. A history no order
+// explains ends the iteration with an assertion bug "<kind>: <explanation>"
+// (kind as judgement::kind); a deadlock the model blocks in too ends it
+// quietly (engine/deadlock_judge.hpp). `d` is copied.
+std::function<void()> explore_body(const declaration& d);
+
 class executor {
  public:
   executor(const erased_spec& spec, const lincheck::options& opts);
@@ -88,6 +99,13 @@ class executor {
   std::optional<judgement> follow(const scenario& sc, const std::vector<schedule_entry>& schedule);
 
   std::optional<judgement> judge(const run_record& r) const;
+  // The verdict on a history; with `deadlock` (the engine's description), on
+  // one whose unfinished calls are blocked: no judgement when the model blocks
+  // there too.
+  std::optional<judgement> judge_calls(const history& calls, const std::string* deadlock) const;
+  // Runs `sc` as the body of an iteration already under way (its operation 1),
+  // recording its history; the record stays valid until the next run.
+  const run_record& run_here(const scenario& sc);
   const run_record& last_run() const { return record_; }
   // Runs begun so far, all scenarios together (read by the crash guard).
   std::uint64_t runs_started() const noexcept { return runs_started_; }
@@ -104,6 +122,7 @@ class executor {
   run_observer* observer() const { return observer_; }
 
  private:
+  void begin(const scenario& sc);
   void body(const scenario& sc);
   void invoke(object_instance& object, const actor& a, std::size_t thread, part where);
 
