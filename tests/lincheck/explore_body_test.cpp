@@ -2,7 +2,8 @@
 // workers, shards and traces): the verifier judges each iteration, a
 // non-linearizable history is an assertion bug "non-linearizable: ...", the
 // first failing iteration and its trace depend on the seed only (not on
-// --parallel), shards find it at the same index, and a deadlock the model
+// --parallel), shards find it at the same index, its saved trace replays,
+// and a deadlock the model
 // blocks in too is no bug.
 #include <algorithm>
 
@@ -73,6 +74,33 @@ TEST(lincheck_explore, shards_find_the_unsharded_first_failure) {
     }
   }
   EXPECT_EQ(first, whole.bugs.front().first_iteration);
+}
+
+TEST(lincheck_explore, saved_trace_replays_the_non_linearizable_scenario) {
+  const auto d = examples::map_spec<examples::racy_map>();
+  heddle::options o = quiet(2);
+  o.out = ::testing::TempDir() + "lincheck_explore_out";
+  const auto r = run(o, d);
+  ASSERT_TRUE(r.bug);
+  ASSERT_FALSE(r.trace_file.empty());
+  for (int i = 0; i < 20; ++i) {
+    heddle::options again = quiet(0);
+    again.replay = r.trace_file;
+    const auto replayed = run(again, d);
+    ASSERT_FALSE(replayed.divergence) << *replayed.divergence;
+    ASSERT_TRUE(replayed.bug);
+    ASSERT_TRUE(r.minimized_trace.found);
+    EXPECT_EQ(replayed.bug->message, r.minimized_trace.found->message);
+  }
+}
+
+TEST(lincheck_explore, passes_the_determinism_check) {
+  heddle::options o = quiet(0);
+  o.check_determinism = true;
+  const auto r = run(o, examples::map_spec<examples::racy_map>());
+  EXPECT_FALSE(r.divergence) << *r.divergence;
+  ASSERT_TRUE(r.bug);
+  EXPECT_TRUE(r.bug->message.starts_with("non-linearizable: ")) << r.bug->message;
 }
 
 TEST(lincheck_explore, deadlock_the_model_blocks_in_too_is_no_bug) {
