@@ -2,6 +2,7 @@
 // each under the controlled scheduler, and on the first failure minimizes it,
 // saves its trace (crash_trace.hpp) and builds the report, under a crash guard (crash_guard.hpp) that hands a
 // crash over to a standby process (crash_minimize.hpp).
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <set>
@@ -13,7 +14,9 @@
 #include "lincheck/crash_minimize.hpp"
 #include "lincheck/crash_trace.hpp"
 #include "lincheck/scenario.hpp"
+#include "runner/iteration_runner.hpp"
 #include "runner/test_registry.hpp"
+#include "strategies/strategies.hpp"
 #include "strategies/rng.hpp"
 
 namespace heddle::lincheck {
@@ -52,6 +55,9 @@ void validate(const declaration& d, bool unnamed_ok = false) {
 
 namespace {
 
+void report_failure(detail::executor& exec, const declaration& d, scenario sc, detail::judgement j,
+                    std::size_t index, result& res, bool generated, const detail::crash_destination& where);
+
 // Runs scenario number `index` (its seed derived from it); on a failure,
 // minimizes it and fills res.failure.
 void run_scenario(detail::executor& exec, const declaration& d, scenario sc, std::size_t index, result& res,
@@ -60,9 +66,17 @@ void run_scenario(detail::executor& exec, const declaration& d, scenario sc, std
   const std::uint64_t scenario_seed = heddle::detail::iteration_seed(opts.seed, index);
   ++res.scenarios;
   std::optional<detail::judgement> j = exec.explore(sc, scenario_seed, res);
-  if (!j) return;
+  if (j) report_failure(exec, d, std::move(sc), std::move(*j), index, res, generated, where);
+}
+
+// A failure of scenario number `index` (the executor's last run): minimized,
+// reported and saved into res.failure.
+void report_failure(detail::executor& exec, const declaration& d, scenario sc, detail::judgement j,
+                    std::size_t index, result& res, bool generated, const detail::crash_destination& where) {
+  const options& opts = d.opts;
+  const std::uint64_t scenario_seed = heddle::detail::iteration_seed(opts.seed, index);
   const std::size_t original_calls = sc.calls();
-  detail::failing_run f{std::move(sc), exec.last_run(), std::move(*j)};
+  detail::failing_run f{std::move(sc), exec.last_run(), std::move(j)};
   if (opts.minimize) f = detail::minimize(exec, std::move(f), scenario_seed, res);
   failure out;
   out.kind = f.verdict.kind;
@@ -112,6 +126,58 @@ result detail::check_as(const declaration& d, const std::string& test, const std
     scenario sc = detail::generate_scenario(d.erased, d.opts, r);
     guard.enter_scenario(s, sc);
     run_scenario(exec, d, std::move(sc), s, res, true, where);
+  }
+  res.elapsed = std::chrono::steady_clock::now() - started;
+  return res;
+}
+
+result detail::check_in_runner(const declaration& d, const heddle::options& runner, const std::string& test,
+                               const std::string& result_file, const std::string& trace_directory) {
+  validate(d);
+  const auto started = std::chrono::steady_clock::now();
+  const detail::crash_destination where{test, result_file, trace_directory, heddle::detail::test_binary_path()};
+  detail::crash_supervisor standby(d, where);
+  detail::executor exec(d.erased, d.opts);
+  // Around the replay of a crash found in a worker: minimized by the standby.
+  detail::crash_guard guard(exec, d.opts, test, result_file);
+  result res;
+  guard.hand_over_to(&standby, &res, started);
+  heddle::options o = runner;
+  o.seed = d.opts.seed;
+  o.iterations = d.opts.scenarios * d.opts.iterations;
+  o.scenarios = d.opts.scenarios;
+  o.strategy = d.opts.strategy;
+  o.max_steps = d.opts.max_steps;
+  o.fail_on_max_steps = d.opts.fail_on_max_steps;
+  o.memory = d.opts.memory;
+  o.detect_races = d.opts.detect_races;
+  o.minimize = false;  // calls and schedule are minimized together below
+  o.stop_on_first_bug = true;
+  o.print_report = false;
+  o.out.clear();  // the trace saved is lincheck's, with the kept calls
+  o.replay.clear();
+  // Never in this process: a crash comes back from a worker, to be replayed
+  // here under the guard and minimized by the standby.
+  o.parallel = std::max(o.parallel, 1u);
+  const heddle::result found = heddle::detail::explore_as_given(o, detail::explore_body(d), {test, where.program});
+  res.runs = found.stats.iterations;
+  res.steps = found.stats.steps_total;
+  res.skipped_runs = found.stats.max_steps_hits;
+  res.scenarios = std::min<std::uint64_t>(d.opts.scenarios, res.runs);
+  std::vector<trace_step> steps = found.trace.steps;
+  const auto choice = std::find_if(steps.begin(), steps.end(),
+                                   [](const trace_step& s) { return s.kind == step_kind::choose_int; });
+  if (found.bug && choice != steps.end()) {
+    const std::size_t index = choice->value;
+    steps.erase(choice);  // check()'s run of the scenario makes no choice
+    random_source r(heddle::detail::iteration_seed(d.opts.seed, index));
+    scenario sc = detail::generate_scenario(d.erased, d.opts, r);
+    guard.enter_scenario(index, sc);
+    heddle::detail::replay_strategy replaying(std::move(steps), found.trace.header.strategy);
+    replaying.begin_iteration(found.trace.header.iteration, 0);
+    std::optional<detail::judgement> j = exec.judge(exec.run(sc, replaying));
+    if (j) report_failure(exec, d, std::move(sc), std::move(*j), index, res, true, where);
+    else run_scenario(exec, d, std::move(sc), index, res, true, where);  // did not replay: search it again
   }
   res.elapsed = std::chrono::steady_clock::now() - started;
   return res;

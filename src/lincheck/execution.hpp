@@ -82,6 +82,12 @@ struct judgement {
 // (kind as judgement::kind); a deadlock the model blocks in too ends it
 // quietly (engine/deadlock_judge.hpp). `d` is copied.
 std::function<void()> explore_body(const declaration& d);
+// check_as() with the runner's search: explore_body() under `runner` (its
+// --parallel, --shard, --time-budget, --check-determinism...), then the first
+// failure rebuilt in this process (its scenario from the recorded choice, its
+// run replayed) for check()'s minimizer, report and trace (check.cpp).
+result check_in_runner(const declaration& d, const heddle::options& runner, const std::string& test,
+                       const std::string& result_file, const std::string& trace_directory);
 
 class executor {
  public:

@@ -7,14 +7,15 @@
 // Which heddle options mean something here: seed, iterations (runs per
 // scenario), scenarios, strategy, max_steps, fail_on_max_steps, memory,
 // detect_races, minimize; out (where a failure's trace goes) and replay (a
-// failure's trace to replay, crash_trace.hpp). The others (parallel, shard,
-// time_budget...) belong to explore() and are ignored.
+// failure's trace to replay, crash_trace.hpp). With parallel, shard,
+// time_budget or check_determinism the runner's explore() searches.
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "heddle/explore.hpp"
 #include "heddle/lincheck.hpp"
 #include "lincheck/crash_trace.hpp"
+#include "lincheck/execution.hpp"
 #include "runner/iteration_runner.hpp"
 #include "runner/overrides.hpp"
 #include "runner/test_registry.hpp"
@@ -105,7 +106,14 @@ void run_test(const char* suite, const char* name, const char* file, int line, c
     // Under `heddle test` GoogleTest's output is kept aside: the report goes
     // to stderr, as HEDDLE_TEST's do. Otherwise the failure carries it.
     run.opts.print_report = !results.empty();
-    const result r = check_as(run, id, results, heddle::detail::test_directory(given, {id, {}}));
+    // Under `heddle test` (which always passes --parallel), or asked for one
+    // of its options, the runner searches (check_in_runner); otherwise check().
+    using heddle::detail::option_given;
+    const bool runner = option_given("parallel") || option_given("shard") || option_given("time_budget") ||
+                        option_given("check_determinism");
+    const std::string directory = heddle::detail::test_directory(given, {id, {}});
+    const result r = runner ? check_in_runner(run, given, id, results, directory)
+                            : check_as(run, id, results, directory);
     record = record_of(id, run.opts, r);
     if (r.failure) ADD_FAILURE_AT(file, line) << r.failure->report;
   } catch (const std::exception& e) {  // declaration_error, usage_error: one line

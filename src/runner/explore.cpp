@@ -154,7 +154,10 @@ result run_here(const run_context& run) {
 }  // namespace
 
 result explore(const options& given, std::function<void()> body, const test_identity& id) {
-  const options opts = detail::with_overrides(given);
+  return detail::explore_as_given(detail::with_overrides(given), std::move(body), id);
+}
+
+result detail::explore_as_given(const options& opts, std::function<void()> body, const test_identity& id) {
   if (!opts.replay.empty()) return replay(opts, body, id);
   // A bad spec is a usage error before anything runs, here as in workers.
   const std::unique_ptr<detail::strategy> probe = make_strategy(opts.strategy, {.fair_after = opts.fair_after});

@@ -37,6 +37,10 @@ struct run_context {
 };
 
 std::string test_directory(const options& o, const test_identity& id);
+// explore() with `opts` as they are: for a kind of test whose own options
+// already took the HEDDLE_* variables and --heddle_* flags (lincheck, whose
+// --iterations counts runs per scenario).
+result explore_as_given(const options& opts, std::function<void()> body, const test_identity& id);
 // The backend options::backend names (fibers or threads).
 std::unique_ptr<backend> make_backend(const options& o);
 trace_header make_header(const options& o, const test_identity& id, std::string strategy, std::uint64_t iteration);
