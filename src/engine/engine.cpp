@@ -150,6 +150,7 @@ void engine::reset() {
   enabled_.clear();
   outcome_.found.reset();
   outcome_.steps.clear();
+  outcome_.blocked_at.clear();
   outcome_.hit_max_steps = false;
   outcome_.stopped.reset();
   outcome_.max_enabled = 0;
@@ -481,10 +482,18 @@ void engine::detect_deadlock() {
   if (all_finished) return;
 
   std::string message;
+  // Where the blocked operations block, the root cause (bug::signature()).
+  // An operation that waits to join another is downstream of the cycle
+  // unless joins are all there is (operations joining each other).
+  std::vector<source_position> blocked_at, joining_at;
   const char* separator = "";
   for (operation_id id = 1; id < op_count_; ++id) {
     const operation& op = ops_[id];
     if (op.status != op_status::blocked) continue;
+    const bool joins = op.point == point_kind::join;
+    (joins ? joining_at : blocked_at)
+        .push_back(op.where.line() != 0 ? source_position{op.where.file_name(), op.where.line(), op.where.function_name()}
+                                        : source_position{});
     message += separator;
     separator = "; ";
     message += describe_operation(id);
@@ -513,7 +522,9 @@ void engine::detect_deadlock() {
     kind = v.kind;
     if (!v.message.empty()) message = std::move(v.message);
   }
+  const bool first = !outcome_.found;
   report(kind, std::move(message), ops_[culprit].where, false);
+  if (first && outcome_.found) outcome_.blocked_at = std::move(blocked_at.empty() ? joining_at : blocked_at);
 }
 
 void set_deadlock_judge(const engine* e, deadlock_judge judge, void* context) noexcept {
@@ -616,13 +627,17 @@ void engine::signal_waiters(object_id object) {
 
 bool engine::signal_one(object_id object) {
   const auto& waiters = objects_[object].waiters;
-  if (waiters.empty()) return false;
+  if (waiters.empty()) {
+    if (step_record* r = current_step()) r->woke = step_record::woke_nobody;
+    return false;
+  }
   std::size_t index = 0;
   if (waiters.size() > 1 && running_ != 0 && !unwinding_) {
     index = choose({step_kind::choose_int, waiters.size(), false, point_kind::signal, object},
                    ops_[running_].where);
   }
   operation& op = ops_[objects_[object].waiters[index]];
+  if (step_record* r = current_step()) r->woke = op.id;
   if (op.mode == wait_mode::all) {
     auto& list = objects_[object].waiters;
     list.erase(list.begin() + static_cast<std::ptrdiff_t>(index));

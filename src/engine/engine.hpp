@@ -78,11 +78,18 @@ struct alignas(64) operation {
 
 // One decision as the engine keeps it: the trace step, plus who ran (for data
 // choices, who chose) and where that operation's pending point was.
+//
+// `woke` says what the step did that only a reader needs: it is written after
+// the decision, on the path that knows it (a notify_one), never formatted.
 struct step_record {
   trace_step step;
   operation_id operation = 0;
+  // A signal: the operation it woke; woke_nobody when none waited (the step
+  // that makes a lost wake-up).
+  operation_id woke = 0;
   std::source_location where;
   std::uintptr_t pc = 0;  // a code address to symbolize when `where` is empty
+  static constexpr operation_id woke_nobody = ~operation_id{0};
 };
 
 // Everything an iteration leaves behind, for reports, traces and strategies.
@@ -91,6 +98,9 @@ struct iteration_outcome {
   std::vector<step_record> steps;
   std::vector<std::string> operation_names;       // index = operation id
   std::vector<object_state> objects;              // index = object id (kinds, owners)
+  // A deadlock: where its blocked operations block, in operation order, without
+  // those that wait to join (unless all do): its root cause (runner/bug_groups.hpp).
+  std::vector<source_position> blocked_at;
   bool hit_max_steps = false;
   std::optional<std::string> stopped;  // the strategy stopped the iteration (reason)
   std::uint64_t max_enabled = 0;
@@ -190,6 +200,13 @@ class engine {
                                                   std::optional<virtual_time> deadline, point_kind kind,
                                                   const std::source_location& where);
   static std::size_t operation_entry(void* self, std::size_t slot);
+  // The last step of the running operation's current turn: every step since
+  // it was chosen is its own (its schedule step, then its data choices).
+  step_record* current_step() noexcept {
+    if (running_ == 0 || unwinding_ || outcome_.steps.empty()) return nullptr;
+    step_record& r = outcome_.steps.back();
+    return r.operation == running_ ? &r : nullptr;
+  }
   std::size_t finish_running();
 
   // The decision path (point -> reschedule -> decide -> strategy -> switch) is

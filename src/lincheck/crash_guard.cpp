@@ -92,11 +92,11 @@ crash_guard::~crash_guard() {
 void crash_guard::enter_scenario(std::size_t index, const scenario& sc) {
   first_run_ = exec_.runs_started();
   scenario_index_ = index;
-  where_ = fmt::format("{}scenario {} of {}", test_.empty() ? "" : "test " + test_ + ", ", index + 1, opts_.scenarios);
+  where_ = fmt::format("{}scenario {} of {}", test_.empty() ? "" : "test " + test_ + ", ", index, opts_.scenarios);
   details_ = fmt::format(
       "Scenario:\n{}\nTo run it again: the same declaration and options (seed {:#x}, strategy {}, {} runs per "
       "scenario) crash at scenario {} again.\n",
-      scenario_text(exec_.names(), sc), opts_.seed, opts_.strategy, opts_.iterations, index + 1);
+      scenario_text(exec_.names(), sc), opts_.seed, opts_.strategy, opts_.iterations, index);
   calls_.clear();
   const auto add = [&](const std::vector<actor>& actors) {
     for (const actor& a : actors) {

@@ -262,7 +262,7 @@ class standby {
     if (const std::uint64_t n = s.text_size.load(std::memory_order_acquire); n > 0) return std::string(w_.text, n);
     // The interleaving could not be had (the run crashed before its last
     // decision, or while being stopped): the scenario and why, at least.
-    return fmt::format("heddle lincheck: crash in scenario {} of {}{}\n\nScenario:\n{}\nWhy: {}\n", index_ + 1,
+    return fmt::format("heddle lincheck: crash in scenario {} of {}{}\n\nScenario:\n{}\nWhy: {}\n", index_,
                        d_.opts.scenarios,
                        c.sc.calls() != original_calls_
                            ? fmt::format(" (minimized from {} calls to {})", original_calls_, c.sc.calls())
@@ -317,7 +317,7 @@ class standby {
     r.failure->trace_file = trace_file;
     r.elapsed = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::duration<double>(n.seconds));
     nlohmann::json record = record_of(where_.test, d_.opts, r);
-    record["bug"]["message"] = fmt::format("{} (test {}, scenario {} of {}{})", message, where_.test, index_ + 1,
+    record["bug"]["message"] = fmt::format("{} (test {}, scenario {} of {}{})", message, where_.test, index_,
                                            d_.opts.scenarios,
                                            reductions_ > 0 ? fmt::format(", minimized from {} calls", original_calls_) : "");
     std::ofstream out(where_.result_file, std::ios::app);

@@ -79,7 +79,7 @@ scenario scenario_of(const declaration& d, const trace& t, const std::string& pa
       const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), id);
       const actor* found = ec == std::errc{} && end == number.data() + number.size() ? find_call(generated, id) : nullptr;
       if (found == nullptr)
-        throw bad(fmt::format("scenario {} of seed {:#x} has no call {}", t.header.iteration + 1, t.header.seed,
+        throw bad(fmt::format("scenario {} of seed {:#x} has no call {}", t.header.iteration, t.header.seed,
                               number));
       out.push_back(*found);
       rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);

@@ -66,7 +66,7 @@ std::string format_report(const operation_names& names, const failing_run& f, co
                           std::size_t scenario_index, std::size_t original_calls, bool generated) {
   const scenario& sc = f.sc;
   std::string out = generated ? fmt::format("heddle lincheck: {} in scenario {} of {}", f.verdict.kind,
-                                            scenario_index + 1, opts.scenarios)
+                                            scenario_index, opts.scenarios)
                               : fmt::format("heddle lincheck: {}", f.verdict.kind);
   if (original_calls != sc.calls())
     out += fmt::format(" (minimized from {} calls to {}; {} of {} removals kept the failing schedule)",
@@ -99,7 +99,7 @@ std::string format_report(const operation_names& names, const failing_run& f, co
   if (!generated) return out;
   out += fmt::format("\nTo run it again: the same declaration and options (seed {:#x}, strategy {}, {} runs per "
                      "scenario) fail at scenario {} again.\n",
-                     opts.seed, opts.strategy, opts.iterations, scenario_index + 1);
+                     opts.seed, opts.strategy, opts.iterations, scenario_index);
   return out;
 }
 

@@ -3,7 +3,47 @@
 #include <algorithm>
 #include <cstdio>
 
+#include <fmt/format.h>
+
 namespace heddle::detail {
+namespace {
+// Operation and object numbers follow first use, so they change with the
+// interleaving: one root cause, many numbers.
+std::string masked(std::string_view message) {
+  std::string out;
+  for (std::size_t i = 0; i < message.size(); ++i) {
+    if (message[i] >= '0' && message[i] <= '9') {
+      out += '#';
+      while (i + 1 < message.size() && message[i + 1] >= '0' && message[i + 1] <= '9') ++i;
+    } else {
+      out += message[i];
+    }
+  }
+  return out;
+}
+}  // namespace
+
+std::string root_cause(const bug& b, const std::vector<source_position>& blocked_at) {
+  std::vector<std::string> places;
+  for (const source_position& p : blocked_at)
+    if (p.known()) places.push_back(fmt::format("{}:{}", p.file, p.line));
+  if (b.kind == bug_kind::deadlock && !places.empty()) {
+    // Which operations wait, and which of them noticed, vary from one
+    // iteration to the next; the places where they block do not.
+    std::sort(places.begin(), places.end());
+    places.erase(std::unique(places.begin(), places.end()), places.end());
+    std::string key = "deadlock|blocked at";
+    for (const std::string& p : places) key += " " + p;
+    return key;
+  }
+  // A deadlock's or livelock's location only says which operation noticed; a
+  // hang or an exit status has none; a race is both its accesses (in the
+  // message). A failing check is its location.
+  const bool located = b.where.known() && b.kind != bug_kind::deadlock && b.kind != bug_kind::livelock &&
+                       b.kind != bug_kind::hang && b.kind != bug_kind::exit_code && b.kind != bug_kind::data_race;
+  if (located) return fmt::format("{}|{}:{}", to_string(b.kind), b.where.file, b.where.line);
+  return fmt::format("{}|{}:{}|{}", to_string(b.kind), b.where.file, b.where.line, masked(b.message));
+}
 
 bool bug_collector::add(bug_group g) {
   if (opts_.stop_on_first_bug && !groups_.empty()) return false;

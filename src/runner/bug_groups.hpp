@@ -1,4 +1,4 @@
-// The bugs of a run, grouped by signature (kind + source location + message):
+// The bugs of a run, grouped by signature (the root cause, bug::signature()):
 // one group per signature with its first occurrence's traces and report and a
 // count of the iterations that ended with it.
 //
@@ -17,6 +17,14 @@
 #include "heddle/explore.hpp"
 
 namespace heddle::detail {
+
+// The root cause of a bug, the signature that groups bugs across iterations,
+// workers and shards (--explore, heddle merge; docs/reports.md): for a
+// deadlock, the kind and the set of places where its operations block
+// (`blocked_at`, iteration_outcome's); for a bug at a known source location,
+// the kind and that location; otherwise the kind, the location and the
+// message with its numbers masked.
+std::string root_cause(const bug& b, const std::vector<source_position>& blocked_at);
 
 class bug_collector {
  public:

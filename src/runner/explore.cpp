@@ -78,7 +78,7 @@ result replay(options opts, const std::function<void()>& body, const test_identi
   if (outcome.found) {
     bug_group g;
     g.bug = *outcome.found;
-    g.signature = g.bug.signature();
+    g.signature = root_cause(g.bug, outcome.blocked_at);
     g.count = 1;
     g.first_iteration = index;
     g.trace.header = make_header(opts, id, replaying.describe(), index);

@@ -41,6 +41,8 @@ svg .lane:nth-child(even) .lane-bg { fill: #fafbfc; }
 svg .flow { fill: none; stroke: #9aa5b1; stroke-width: 1; opacity: .7; }
 svg .step { stroke: rgba(0,0,0,.18); stroke-width: .5; cursor: default; }
 svg .step:hover, svg .step.current { stroke: var(--ink); stroke-width: 1.5; }
+svg .step-label { font: 10.5px ui-monospace, SFMono-Regular, Menlo, monospace; fill: #fff; pointer-events: none;
+                  paint-order: stroke; stroke: rgba(0,0,0,.45); stroke-width: 2px; }
 svg .preempt { fill: var(--preempt); }
 svg .bug-marker { fill: var(--bug); stroke: #fff; stroke-width: 1; }
 .k-lifecycle { fill: #9fb3c8; } .k-lock { fill: #4c78a8; } .k-wait { fill: #9c6ade; }
@@ -74,7 +76,8 @@ inline constexpr std::string_view script = R"js(
       step.classList.add('current');
       const d = step.dataset;
       detail.textContent = '';
-      const parts = [['step', d.step], ['operation', d.operationTitle], ['point', d.kind],
+      const parts = [['step', d.lastStep && d.lastStep !== d.step ? d.step + '-' + d.lastStep : d.step],
+                     ['operation', d.operationTitle], ['did', d.did || d.kind],
                      ['object', d.object || '(none)'], ['source', d.where || '(unknown)']];
       parts.forEach(([name, value], i) => {
         if (i > 0) detail.append(' \u00b7 ');

@@ -63,10 +63,14 @@ std::string_view family(const trace_step& s) {
   return "user";
 }
 
-int step_width(std::size_t steps) {
-  if (steps <= 80) return 16;
-  if (steps <= 400) return 8;
-  if (steps <= 2000) return 4;
+// Short traces get columns wide enough to say in the lane what each step
+// did; long ones shrink to coloured ticks (the detail line and the tooltip
+// still say it).
+constexpr int labelled_width = 100;
+int step_width(std::size_t rows) {
+  if (rows <= 150) return labelled_width;
+  if (rows <= 400) return 8;
+  if (rows <= 2000) return 4;
   return 2;
 }
 
@@ -76,63 +80,97 @@ std::string counts(const timeline& t) {
   return text;
 }
 
+// `text` cut to `n` characters with an ellipsis (labels only: the tooltip and
+// the detail line show it whole).
+std::string clip(const std::string& text, std::size_t n) {
+  if (text.size() <= n) return text;
+  return text.substr(0, n - 1) + "\u2026";
+}
+
+// A row's two label lines: what it did ("signal cv #7"), and what came of it
+// ("wakes op 3 (cons1)", "saw 5") or, without a note, its source line.
+std::pair<std::string, std::string> row_label(const timeline& t, const timeline_row& row) {
+  const std::string text = t.row_text(row);
+  const auto colon = text.find(": ");
+  std::string action = text.substr(0, colon);
+  for (const auto& [long_name, short_name] : {std::pair{"condition_variable", "cv"}, {"shared_mutex", "shmutex"}})
+    if (const auto at = action.find(long_name); at != std::string::npos)
+      action.replace(at, std::string_view(long_name).size(), short_name);
+  std::string note = colon == std::string::npos ? t.step_where(row.first) : text.substr(colon + 2);
+  return {action, note};
+}
+
 std::string lanes_svg(const timeline& t) {
   const std::size_t ops = std::max<std::size_t>(t.operation_count(), 1);
-  const int w = step_width(t.steps.size());
-  const int width = static_cast<int>(t.steps.size() + 2) * w + 8;
-  const int height = axis_height + static_cast<int>(ops) * lane_height;
-  const auto lane_y = [](operation_id id) { return axis_height + static_cast<int>(id - 1) * lane_height; };
+  const std::vector<timeline_row> rows = t.rows();
+  const int w = step_width(rows.size());
+  const bool labelled = w == labelled_width;
+  const int lane_h = labelled ? 40 : lane_height;
+  const int step_h = labelled ? 32 : step_height;
+  const int width = static_cast<int>(rows.size() + 2) * w + 8;
+  const int height = axis_height + static_cast<int>(ops) * lane_h;
+  const auto lane_y = [&](operation_id id) { return axis_height + static_cast<int>(id - 1) * lane_h; };
   std::string svg = fmt::format(
       "<svg class=\"lanes\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" role=\"img\" "
       "aria-label=\"one lane per operation, one column per step\">\n",
       width, height);
 
-  // The axis: a tick every 10 steps (every 50 or 100 for long traces).
-  const std::size_t tick = t.steps.size() <= 100 ? 10 : t.steps.size() <= 1000 ? 50 : 500;
+  // The axis: step numbers, at every column when labelled, else every 10
+  // columns (50 or 500 for long traces).
+  const std::size_t tick = labelled ? 1 : rows.size() <= 100 ? 10 : rows.size() <= 1000 ? 50 : 500;
   svg += "<g class=\"axis\">";
-  for (std::size_t i = 0; i < t.steps.size(); i += tick) {
+  for (std::size_t i = 0; i < rows.size(); i += tick) {
     const int x = 4 + static_cast<int>(i) * w;
     svg += fmt::format("<line x1=\"{0}\" x2=\"{0}\" y1=\"14\" y2=\"{1}\"/><text x=\"{0}\" y=\"11\">{2}</text>", x,
-                       height, i);
+                       height, rows[i].first);
   }
   svg += "</g>\n";
 
-  // Lanes, each with its steps.
+  // Lanes, each with its steps (a row: a step and the choices folded into it).
   for (operation_id id = 1; id <= ops; ++id) {
     svg += fmt::format("<g class=\"lane\" data-operation=\"{}\" data-title=\"{}\">", id,
                        escape(t.operation_title(id)));
     svg += fmt::format("<rect class=\"lane-bg\" x=\"0\" y=\"{}\" width=\"{}\" height=\"{}\"/>", lane_y(id), width,
-                       lane_height);
-    for (std::size_t i = 0; i < t.steps.size(); ++i) {
+                       lane_h);
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+      const std::size_t i = rows[r].first;
       const timeline_step& s = t.steps[i];
       if (s.operation != id) continue;
-      const int x = 4 + static_cast<int>(i) * w;
-      const int y = lane_y(id) + (lane_height - step_height) / 2;
-      const std::string text = t.step_text(i);
+      const int x = 4 + static_cast<int>(r) * w;
+      const int y = lane_y(id) + (lane_h - step_h) / 2;
+      const std::string text = t.row_text(rows[r]);
       const std::string where = t.step_where(i);
       svg += fmt::format(
           "<rect class=\"step k-{}{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" rx=\"2\" data-step=\"{}\" "
-          "data-kind=\"{}\" data-object=\"{}\" data-where=\"{}\" data-operation=\"{}\" "
-          "data-operation-title=\"{}\" data-preemption=\"{}\"><title>step {}: {}{}{}</title></rect>",
-          family(s.step), s.preemption ? " preempting" : "", x, y, std::max(w - 1, 1), step_height, i,
+          "data-last-step=\"{}\" data-kind=\"{}\" data-object=\"{}\" data-where=\"{}\" data-operation=\"{}\" "
+          "data-operation-title=\"{}\" data-preemption=\"{}\" data-did=\"{}\"><title>step {}: {}{}{}</title></rect>",
+          family(s.step), s.preemption ? " preempting" : "", x, y, std::max(w - 2, 1), step_h, i, rows[r].last,
           escape(s.step.kind == step_kind::schedule ? to_string(s.step.point) : std::string_view("choose")),
           escape(s.object), escape(s.file.empty() ? where : fmt::format("{}:{}", s.file, s.line)), id,
-          escape(t.operation_title(id)), s.preemption ? "true" : "false", i, escape(text),
+          escape(t.operation_title(id)), s.preemption ? "true" : "false", escape(text), i, escape(text),
           where.empty() ? "" : " at " + escape(where), s.preemption ? " (preemption)" : "");
+      if (labelled) {
+        const auto [action, note] = row_label(t, rows[r]);
+        svg += fmt::format("<text class=\"step-label\" x=\"{}\" y=\"{}\">{}</text>", x + 4, y + 13,
+                           escape(clip(action, 16)));
+        if (!note.empty())
+          svg += fmt::format("<text class=\"step-label note\" x=\"{}\" y=\"{}\">{}</text>", x + 4, y + 26,
+                             escape(clip(note, 16)));
+      }
       if (s.preemption)
         svg += fmt::format("<path class=\"preempt\" d=\"M{} {}l{} 0l{} 5z\"><title>preemption</title></path>",
-                           x - 1, y - 6, w + 1, -(w + 1) / 2);
+                           x - 1, y - 6, std::min(w, 16) + 1, -(std::min(w, 16) + 1) / 2);
     }
     svg += "</g>\n";
   }
 
   // Control flow: a thin line from each step to the next one's lane.
   std::string path;
-  for (std::size_t i = 0; i < t.steps.size(); ++i) {
-    const operation_id id = t.steps[i].operation;
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    const operation_id id = t.steps[rows[r].first].operation;
     if (id == 0) continue;
-    const int x = 4 + static_cast<int>(i) * w + w / 2;
-    const int y = lane_y(id) + lane_height / 2;
+    const int x = 4 + static_cast<int>(r) * w + w / 2;
+    const int y = lane_y(id) + (labelled ? lane_h - 3 : lane_h / 2);
     path += fmt::format("{}{} {}", path.empty() ? "M" : "L", x, y);
   }
   if (!path.empty()) svg += fmt::format("<path class=\"flow\" d=\"{}\"/>\n", path);
@@ -141,8 +179,8 @@ std::string lanes_svg(const timeline& t) {
   if (t.trace.found) {
     const bug& b = *t.trace.found;
     const operation_id id = b.operation >= 1 && b.operation <= ops ? b.operation : 1;
-    const int x = 4 + static_cast<int>(t.steps.size()) * w + w / 2;
-    const int y = lane_y(id) + lane_height / 2;
+    const int x = 4 + static_cast<int>(rows.size()) * w + std::min(w, 16) / 2;
+    const int y = lane_y(id) + lane_h / 2;
     svg += fmt::format(
         "<path class=\"bug-marker\" d=\"M{} {}l6 6l-6 6l-6 -6z\"><title>{}: {}</title></path>\n", x, y - 6,
         escape(to_string(b.kind)), escape(b.message));

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "heddle/version.hpp"
+#include "runner/bug_groups.hpp"
 #include "runner/finalize.hpp"
 #include "runner/html_report.hpp"
 #include "runner/report.hpp"
@@ -129,11 +130,13 @@ void finalize_group(bug_group& g, const iteration_outcome& outcome, const run_co
   const finalized_bug f = finalize_trace(g.trace, outcome, {run.opts, run.body, run.id});
   g.minimized_trace = f.saved;
   report_context ctx{run.id.test, run.id.program, {}, g.first_iteration, 0, false};
+  const std::vector<timeline> t = f.timelines();
   if (!run.directory.empty()) {
-    g.trace_file = ctx.trace_file = write_new_file(run.directory, "bug", ".json", f.file_text);
-    ctx.html_file = write_html_report(g.trace_file, f.timelines);
+    // The trace file's JSON is made only when it is written.
+    g.trace_file = ctx.trace_file = write_new_file(run.directory, "bug", ".json", f.file_text());
+    ctx.html_file = write_html_report(g.trace_file, t);
   }
-  g.report = format_report(g.bug, f.timelines.front(), f.timelines.size() > 1 ? &f.timelines.back() : nullptr, ctx);
+  g.report = format_report(g.bug, t.front(), t.size() > 1 ? &t.back() : nullptr, ctx);
 }
 
 void iteration_runner::start_window_if_due(std::uint64_t index) {
@@ -166,7 +169,7 @@ iteration_report iteration_runner::process(std::uint64_t index, const bug_decide
   out.record = make_record(index, outcome);
 
   if (outcome.found) {
-    const std::string signature = outcome.found->signature();
+    const std::string signature = root_cause(*outcome.found, outcome.blocked_at);
     const bool first = decide ? !signatures_.contains(signature) && decide(out.record, signature)
                               : signatures_.claim(signature);
     if (!first) {

@@ -7,8 +7,7 @@
 namespace heddle::detail {
 namespace {
 
-constexpr std::size_t shown_steps = 120;  // the end of a long trace is what explains a bug
-constexpr std::size_t max_column = 44;
+constexpr std::size_t shown_rows = 120;  // the end of a long trace is what explains a bug
 
 std::string shell_quote(const std::string& s) {
   if (s.find_first_of(" \t'\"\\$`*?[]{}()<>|;&!#~") == std::string::npos && !s.empty()) return s;
@@ -36,15 +35,16 @@ std::string format_report(const bug& b, const trace& t, const iteration_outcome&
 std::string format_interleaving(const timeline& t) {
   std::string r;
   const std::size_t ops = t.operation_count();
-  const std::size_t first = t.steps.size() > shown_steps ? t.steps.size() - shown_steps : 0;
+  const std::vector<timeline_row> rows = t.rows();
+  const std::size_t first = rows.size() > shown_rows ? rows.size() - shown_rows : 0;
   std::vector<std::size_t> width(ops + 1, 0);
   for (std::size_t c = 1; c <= ops; ++c) width[c] = t.operation_title(static_cast<operation_id>(c)).size();
-  std::vector<std::string> cells(t.steps.size());
-  for (std::size_t i = first; i < t.steps.size(); ++i) {
-    cells[i] = t.step_text(i);
-    if (const std::string where = t.step_where(i); !where.empty()) cells[i] += " (" + where + ")";
-    if (cells[i].size() > max_column) cells[i] = cells[i].substr(0, max_column - 1) + "~";
-    const operation_id who = t.steps[i].operation;
+  // A cell is never cut: its source line is what a reader looks for.
+  std::vector<std::string> cells(rows.size());
+  for (std::size_t i = first; i < rows.size(); ++i) {
+    cells[i] = t.row_text(rows[i]);
+    if (const std::string where = t.step_where(rows[i].first); !where.empty()) cells[i] += " (" + where + ")";
+    const operation_id who = t.steps[rows[i].first].operation;
     if (who >= 1 && who <= ops) width[who] = std::max(width[who], cells[i].size());
   }
   std::string header = fmt::format("  {:>6}", "step");
@@ -52,11 +52,11 @@ std::string format_interleaving(const timeline& t) {
     header += fmt::format("  {:<{}}", t.operation_title(static_cast<operation_id>(c)), width[c]);
   while (!header.empty() && header.back() == ' ') header.pop_back();
   r += header + "\n";
-  if (first > 0) r += fmt::format("  {:>6}  ... {} earlier steps not shown\n", "", first);
-  for (std::size_t i = first; i < t.steps.size(); ++i) {
-    const operation_id who = t.steps[i].operation;
-    std::string row = fmt::format("  {:>5}{}", i, t.steps[i].preemption ? '*' : ' ');
-    for (std::size_t c = 1; c <= ops; ++c) row += fmt::format("  {:<{}}", c == who ? cells[i] : "", width[c]);
+  if (first > 0) r += fmt::format("  {:>6}  ... {} earlier steps not shown\n", "", rows[first].first);
+  for (std::size_t i = first; i < rows.size(); ++i) {
+    const timeline_step& s = t.steps[rows[i].first];
+    std::string row = fmt::format("  {:>5}{}", rows[i].first, s.preemption ? '*' : ' ');
+    for (std::size_t c = 1; c <= ops; ++c) row += fmt::format("  {:<{}}", c == s.operation ? cells[i] : "", width[c]);
     while (!row.empty() && row.back() == ' ') row.pop_back();
     r += row + "\n";
   }
@@ -67,17 +67,23 @@ std::string format_report(const bug& b, const timeline& original, const timeline
                           const report_context& ctx) {
   const trace& t = original.trace;
   const timeline& shown = minimized != nullptr ? *minimized : original;
+  // The bug of the trace shown: a minimized trace ends in the same bug, but
+  // its message (who waits, after how many steps) is its own.
+  const bug& told = shown.trace.found ? *shown.trace.found : b;
   std::string r;
+  // Iterations are numbered from 0 everywhere (docs/reports.md): the number is
+  // the trace header's index, the one the iteration's seed derives from.
   if (ctx.replaying)
-    r += fmt::format("heddle: replayed {}: bug reproduced\n\n", ctx.test);
+    r += fmt::format("heddle: replayed {} (iteration {}, strategy {}, seed {}): bug reproduced\n\n", ctx.test,
+                     t.header.iteration, t.header.strategy, t.header.seed);
   else
-    r += fmt::format("heddle: bug found in {} (iteration {} of the run, strategy {}, seed {})\n\n", ctx.test,
-                     ctx.iteration + 1, t.header.strategy, t.header.seed);
-  r += fmt::format("  {}: {}\n", to_string(b.kind), b.message);
-  r += b.operation != 0 ? fmt::format("    in {}", original.operation_title(b.operation))
-                        : std::string("    outside any operation (in the scheduler, or a program's exit path after main returned)");
-  if (b.where.known()) r += fmt::format(" at {}:{}", b.where.file, b.where.line);
-  r += fmt::format("\n    after {} steps\n\n", b.step);
+    r += fmt::format("heddle: bug found in {} (iteration {}, strategy {}, seed {})\n\n", ctx.test, ctx.iteration,
+                     t.header.strategy, t.header.seed);
+  r += fmt::format("  {}: {}\n", to_string(told.kind), told.message);
+  r += told.operation != 0 ? fmt::format("    in {}", shown.operation_title(told.operation))
+                           : std::string("    outside any operation (in the scheduler, or a program's exit path after main returned)");
+  if (told.where.known()) r += fmt::format(" at {}:{}", told.where.file, told.where.line);
+  r += fmt::format("\n    after {} steps\n\n", told.step);
 
   if (minimized != nullptr) {
     r += fmt::format("  minimized: {} -> {} preemptions, {} -> {} steps\n\n",
@@ -86,7 +92,8 @@ std::string format_report(const bug& b, const timeline& original, const timeline
                      original.steps.size(), minimized->steps.size());
   }
   // The interleaving: one row per step, one column per operation.
-  r += fmt::format("  {}interleaving (one column per operation; each row is one decision{}):\n",
+  r += fmt::format("  {}interleaving (one column per operation; each row is one step of an operation, with the "
+                   "data choices it took folded in{}):\n",
                    minimized != nullptr ? "minimized " : "",
                    shown.preemptions ? "; * marks a preemption" : "");
   r += format_interleaving(shown);

@@ -117,9 +117,9 @@ finalized_bug finalize_bug(const std::function<void()>& body, const trace& recor
       const std::string rest = said.substr(newline + 1);
       if (minimized == 1) {
         try {
-          f.timelines = timelines_from_json(rest);
-          f.saved = f.timelines.back().trace;
-          f.file_text = rest;
+          f.minimized_timelines = timelines_from_json(rest);
+          f.saved = f.minimized_timelines.back().trace;
+          f.minimized_text = rest;
           f.minimized = true;
           return f;
         } catch (const trace_error& e) {
@@ -131,9 +131,19 @@ finalized_bug finalize_bug(const std::function<void()>& body, const trace& recor
     }
   }
   f.saved = recorded;
-  f.timelines = {make_timeline("original", recorded, outcome)};
-  f.file_text = timeline_json(f.timelines.front());
+  f.recorded = std::make_shared<const recorded_annotations>(annotations_of(outcome));
   return f;
+}
+
+std::vector<timeline> finalized_bug::timelines() const {
+  if (minimized) return minimized_timelines;
+  if (recorded) return {make_timeline("original", saved, *recorded)};
+  return {make_timeline("original", saved)};
+}
+
+std::string finalized_bug::file_text() const {
+  if (minimized) return minimized_text;
+  return timeline_json(timelines().front());
 }
 
 }  // namespace heddle::detail

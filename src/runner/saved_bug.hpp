@@ -6,14 +6,16 @@
 // minimization, never the run: the child resets the crash handlers, reports
 // through a pipe and is killed past the time limit plus a margin. Without a
 // minimized trace (a trace that does not replay, a child that died,
-// minimization off) the saved trace is the recorded one. `file_text` is the
-// trace file (timeline.hpp's layout) and `timelines` what the text and HTML
-// reports show: the original, then the minimized trace.
+// minimization off) the saved trace is the recorded one. `file_text()` is the
+// trace file (timeline.hpp's layout) and `timelines()` what the text and HTML
+// reports show: the original, then the minimized trace; both are made when
+// asked for, from what finalize_bug() copied without formatting.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -25,12 +27,23 @@ namespace heddle::detail {
 
 struct finalized_bug {
   heddle::trace saved;              // what replay replays: the minimized trace, else the recorded one
-  std::string file_text;            // the trace file: `saved` annotated, the original under "original"
-  std::vector<timeline> timelines;  // the original, then the minimized one when there is one
   bool minimized = false;
   std::string reason;               // why it was not minimized
   std::uint64_t runs = 0;           // guided runs the minimizer spent
   std::chrono::nanoseconds elapsed{0};
+
+  // What the text and HTML reports show: the original, then the minimized
+  // trace when there is one. Built when asked: a bug that is neither printed
+  // nor saved costs no formatting.
+  std::vector<timeline> timelines() const;
+  // The trace file: `saved` annotated, the original under "original".
+  std::string file_text() const;
+
+  // The minimizer's trace file and its timelines, when minimized.
+  std::string minimized_text;
+  std::vector<timeline> minimized_timelines;
+  // The recorded iteration's annotations, when saved as recorded.
+  std::shared_ptr<const recorded_annotations> recorded;
 };
 
 // `outcome`: the engine's record of the recorded iteration (names, objects,

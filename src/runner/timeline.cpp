@@ -7,7 +7,10 @@
 //    "original": {"format": "heddle-trace", ... the trace it was minimized from, with its "annotations" ...}}
 //
 // Each annotation step is [operation, object, file, line, preemption], one per
-// trace step; "preemptions" is present when they were measured.
+// trace step, followed by [woke, seen] when the step has a note: woke is the
+// operation a notify_one woke (0: none waited; null: not a notify), seen the
+// value a read, rmw or compare-exchange saw, as text (null: none).
+// "preemptions" is present when they were measured.
 #include "runner/timeline.hpp"
 
 #include <fstream>
@@ -26,12 +29,12 @@ std::string basename(std::string_view path) {
   return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
 }
 
-std::string object_text(const iteration_outcome& o, object_id id) {
+std::string object_text(const recorded_annotations& o, object_id id) {
   if (id == 0) return {};
   if (id < o.objects.size()) {
-    const object_state& s = o.objects[id];
-    if (s.kind == object_kind::operation) return fmt::format("op {}", s.owner);
-    return fmt::format("{} #{}", to_string(s.kind), id);
+    const auto [kind, owner] = o.objects[id];
+    if (kind == object_kind::operation) return fmt::format("op {}", owner);
+    return fmt::format("{} #{}", to_string(kind), id);
   }
   return fmt::format("#{}", id);
 }
@@ -54,7 +57,14 @@ void fill_operations(timeline& t) {
 
 json annotations_json(const timeline& t) {
   json steps = json::array();
-  for (const timeline_step& s : t.steps) steps.push_back({s.operation, s.object, s.file, s.line, s.preemption});
+  for (const timeline_step& s : t.steps) {
+    json step = {s.operation, s.object, s.file, s.line, s.preemption};
+    if (s.woke != 0 || !s.seen.empty()) {
+      step.push_back(s.woke == 0 ? json(nullptr) : json(s.woke == step_record::woke_nobody ? 0 : s.woke));
+      step.push_back(s.seen.empty() ? json(nullptr) : json(s.seen));
+    }
+    steps.push_back(std::move(step));
+  }
   json a = {{"operations", t.operation_names}, {"steps", std::move(steps)}};
   if (t.preemptions) a["preemptions"] = *t.preemptions;
   return a;
@@ -89,9 +99,10 @@ timeline timeline_from_object(std::string label, const json& j) {
   }
   for (std::size_t i = 0; i < steps.size(); ++i) {
     const json& s = steps[i];
-    if (!s.is_array() || s.size() != 5 || !s[0].is_number_unsigned() || !s[1].is_string() || !s[2].is_string() ||
-        !s[3].is_number_unsigned() || !s[4].is_boolean())
-      throw bad(fmt::format("step {} is not [operation, object, file, line, preemption]", i));
+    if (!s.is_array() || (s.size() != 5 && s.size() != 7) || !s[0].is_number_unsigned() || !s[1].is_string() ||
+        !s[2].is_string() || !s[3].is_number_unsigned() || !s[4].is_boolean() ||
+        (s.size() == 7 && ((!s[5].is_null() && !s[5].is_number_unsigned()) || (!s[6].is_null() && !s[6].is_string()))))
+      throw bad(fmt::format("step {} is not [operation, object, file, line, preemption] (then, optionally, woke, seen)", i));
     timeline_step& step = t.steps[i];
     step.operation = s[0].get<operation_id>();
     if (step.operation > t.operation_names.size())
@@ -100,6 +111,13 @@ timeline timeline_from_object(std::string label, const json& j) {
     step.file = s[2].get<std::string>();
     step.line = s[3].get<std::uint32_t>();
     step.preemption = s[4].get<bool>();
+    if (s.size() == 7) {
+      if (s[5].is_number_unsigned()) {
+        const operation_id woke = s[5].get<operation_id>();
+        step.woke = woke == 0 ? step_record::woke_nobody : woke;
+      }
+      if (s[6].is_string()) step.seen = s[6].get<std::string>();
+    }
   }
   if (const auto p = a->find("preemptions"); p != a->end()) {
     if (!p->is_number_unsigned()) throw bad("has \"preemptions\" that is not a count");
@@ -116,19 +134,83 @@ std::string timeline::operation_title(operation_id id) const {
   return name.empty() ? fmt::format("op {}", id) : fmt::format("op {} ({})", id, name);
 }
 
+namespace {
+// What a step's notes add: the value seen, the operation a notify woke.
+std::string notes_text(const timeline& t, const timeline_step& s) {
+  std::string text;
+  if (!s.seen.empty()) text += fmt::format(": saw {}", s.seen);
+  if (s.woke == step_record::woke_nobody) text += ": wakes nobody (no waiter)";
+  else if (s.woke != 0) text += fmt::format(": wakes {}", t.operation_title(s.woke));
+  return text;
+}
+
+// What a data choice decided, said as part of its operation's row; empty
+// when it took the default (no spurious failure) or its effect is already
+// said (the woken operation).
+std::string choice_effect(const timeline_step& s, bool woke_known) {
+  const std::uint64_t v = s.step.value;
+  switch (s.step.point) {
+    case point_kind::choose: return fmt::format("chooses {}", v);
+    // Taken before the wait's own steps (release, block): the row may be
+    // another point's, so the choice names its object.
+    case point_kind::wait: return v != 0 ? fmt::format("spurious wake-up from {}", s.object) : "";
+    case point_kind::rmw: return v != 0 ? "fails spuriously" : "";
+    case point_kind::signal: return woke_known ? "" : fmt::format("wakes waiter {}", v);
+    default: return fmt::format("{} choice {}", to_string(s.step.point), v);
+  }
+}
+}  // namespace
+
 std::string timeline::step_text(std::size_t index) const {
   const timeline_step& s = steps[index];
   const std::string object = !s.object.empty() ? s.object : s.step.object != 0 ? fmt::format("#{}", s.step.object) : "";
   switch (s.step.kind) {
     case step_kind::schedule:
-      if (s.step.point == point_kind::start || object.empty()) return std::string(to_string(s.step.point));
-      return fmt::format("{} {}", to_string(s.step.point), object);
+      if (s.step.point == point_kind::start || object.empty()) return std::string(to_string(s.step.point)) + notes_text(*this, s);
+      return fmt::format("{} {}{}", to_string(s.step.point), object, notes_text(*this, s));
     case step_kind::choose_bool:
     case step_kind::choose_int:
       if (s.step.point == point_kind::choose) return fmt::format("choose {}", s.step.value);
-      return fmt::format("{} {} choice {}", to_string(s.step.point), object, s.step.value);
+      return fmt::format("{} {} choice {}{}", to_string(s.step.point), object, s.step.value, notes_text(*this, s));
   }
   return {};
+}
+
+std::vector<timeline_row> timeline::rows() const {
+  std::vector<timeline_row> out;
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const bool choice = steps[i].step.kind != step_kind::schedule;
+    // A choice folds into the row of its operation's step just before it:
+    // nothing else ran in between.
+    if (choice && !out.empty() && steps[out.back().last].operation == steps[i].operation &&
+        steps[out.back().first].step.kind == step_kind::schedule && steps[i].step.point != point_kind::choose) {
+      out.back().last = i;
+      continue;
+    }
+    out.push_back({i, i});
+  }
+  return out;
+}
+
+std::string timeline::row_text(const timeline_row& row) const {
+  std::string text = step_text(row.first);
+  const auto say = [&](const std::string& what) {
+    if (what.empty() || text.find(what) != std::string::npos) return;
+    text += (text.find(": ") == std::string::npos ? ": " : ", ") + what;
+  };
+  // What the folded choices add: the value seen (a compare-exchange notes it
+  // on its choice), the operation a notify woke (noted on the choice among
+  // several waiters), then what the choice decided.
+  bool woke_known = steps[row.first].woke != 0;
+  for (std::size_t i = row.first + 1; i <= row.last; ++i) {
+    const timeline_step& s = steps[i];
+    if (!s.seen.empty()) say("saw " + s.seen);
+    if (s.woke == step_record::woke_nobody) say("wakes nobody (no waiter)");
+    else if (s.woke != 0) say("wakes " + operation_title(s.woke));
+    woke_known = woke_known || s.woke != 0;
+    say(choice_effect(s, woke_known));
+  }
+  return text;
 }
 
 std::string timeline::step_where(std::size_t index) const {
@@ -136,7 +218,22 @@ std::string timeline::step_where(std::size_t index) const {
   return s.line != 0 ? fmt::format("{}:{}", basename(s.file), s.line) : std::string{};
 }
 
+recorded_annotations annotations_of(const iteration_outcome& o) {
+  recorded_annotations a;
+  a.steps = o.steps;
+  a.operation_names = o.operation_names;
+  a.objects.reserve(o.objects.size());
+  for (const object_state& s : o.objects) a.objects.emplace_back(s.kind, s.owner);
+  a.found = o.found;
+  return a;
+}
+
 timeline make_timeline(std::string label, const trace& t, const iteration_outcome& o,
+                       const std::vector<std::uint64_t>* preemption_steps) {
+  return make_timeline(std::move(label), t, annotations_of(o), preemption_steps);
+}
+
+timeline make_timeline(std::string label, const trace& t, const recorded_annotations& o,
                        const std::vector<std::uint64_t>* preemption_steps) {
   timeline tl;
   tl.label = std::move(label);
@@ -163,6 +260,7 @@ timeline make_timeline(std::string label, const trace& t, const iteration_outcom
         s.file = p.file;
         s.line = p.line;
       }
+      s.woke = o.steps[i].woke;
     }
     s.object = object_text(o, s.step.object);
   }

@@ -37,7 +37,32 @@ struct timeline_step {
   std::string file;            // where the operation's pending point was; empty when unknown
   std::uint32_t line = 0;
   bool preemption = false;     // another operation was chosen while this step's predecessor could run on
+  // A notify_one: the operation it woke, step_record::woke_nobody when none
+  // waited, 0 when not known.
+  operation_id woke = 0;
+  // The value a read, rmw or compare-exchange saw ("5", "0x7f..."), "" when
+  // not known: trace files carry it (annotations), the models do not note it yet.
+  std::string seen;
 };
+
+// One row of an interleaving: a step of an operation, with the data choices
+// that operation took right after it folded in (a spurious failure, which
+// waiter a notify woke), so a row says what the operation did.
+struct timeline_row {
+  std::size_t first = 0;  // the step it starts at
+  std::size_t last = 0;   // the last step folded into it
+};
+
+// What a timeline needs from an iteration's outcome, copied without
+// formatting anything: a bug's report is formatted later, when it is read,
+// after the engine has run other iterations.
+struct recorded_annotations {
+  std::vector<step_record> steps;
+  std::vector<std::string> operation_names;                   // index = operation id
+  std::vector<std::pair<object_kind, operation_id>> objects;  // index = object id: kind, owner
+  std::optional<bug> found;
+};
+recorded_annotations annotations_of(const iteration_outcome& o);
 
 struct timeline {
   std::string label;  // "original", "minimized"
@@ -50,8 +75,13 @@ struct timeline {
   std::size_t operation_count() const { return operation_names.size(); }
   // "op 2 (worker)" or "op 2".
   std::string operation_title(operation_id id) const;
-  // "acquire mutex #2", "choose 1", "start".
+  // "acquire mutex #2", "choose 1", "start", "read atomic #3: saw 5",
+  // "signal condition_variable #7: wakes op 3 (cons1)".
   std::string step_text(std::size_t index) const;
+  // The rows of the interleaving (timeline_row), in step order.
+  std::vector<timeline_row> rows() const;
+  // A row's text: its step's, then what its folded choices decided.
+  std::string row_text(const timeline_row& row) const;
   // "lock.cpp:14" (the file's last component), or "".
   std::string step_where(std::size_t index) const;
 };
@@ -59,6 +89,8 @@ struct timeline {
 // From an iteration as the engine left it. When the run's preemptions were
 // measured (a guided re-run), `preemption_steps` lists the steps that were.
 timeline make_timeline(std::string label, const trace& t, const iteration_outcome& o,
+                       const std::vector<std::uint64_t>* preemption_steps = nullptr);
+timeline make_timeline(std::string label, const trace& t, const recorded_annotations& o,
                        const std::vector<std::uint64_t>* preemption_steps = nullptr);
 
 // From a trace alone: who ran, but no names or source locations.

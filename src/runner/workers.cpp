@@ -448,8 +448,8 @@ void parent::decide(std::uint64_t slot, candidate& c) {
 }
 
 std::string lost_report(const run_context& run, const bug_group& g, std::string_view how) {
-  std::string r = fmt::format("heddle: bug found in {} (iteration {} of the run, strategy {}, seed {}); {}\n\n",
-                              run.id.test, g.first_iteration + 1, g.trace.header.strategy, g.trace.header.seed, how);
+  std::string r = fmt::format("heddle: bug found in {} (iteration {}, strategy {}, seed {}); {}\n\n",
+                              run.id.test, g.first_iteration, g.trace.header.strategy, g.trace.header.seed, how);
   r += fmt::format("  {}: {}\n    after {} steps\n\n", to_string(g.bug.kind), g.bug.message, g.trace.steps.size());
   r += fmt::format("  trace:  {}\n", to_compact(g.minimized_trace));
   const report_context ctx{run.id.test, run.id.program, g.trace_file, g.first_iteration, 0, false};
@@ -507,7 +507,7 @@ void parent::lost_iteration(worker& w, std::uint64_t slot, int status) {
   pending_records_[slot] = record;
   crashed_.insert(slot);
 
-  const std::string signature = b.signature();
+  const std::string signature = root_cause(b, {});
   bug_slots_[slot] = signature;
   if (opts_.stop_on_first_bug) lower_bound_to(shared_->bound, slot);
   if (decided_.contains(signature)) return;
@@ -533,11 +533,12 @@ void parent::finalize_lost(std::uint64_t slot, candidate& c) {
     // A hang is saved as found: its candidates would each cost a watchdog period.
     g.minimized_trace = g.trace;
     if (!run_.directory.empty()) g.trace_file = write_new_file(run_.directory, "bug", ".json", to_json(g.minimized_trace));
-    g.report = lost_report(run_, g, "the watchdog killed the worker");
+    std::string report = lost_report(run_, g, "the watchdog killed the worker");
     // The HTML report of what the parent knows: who ran each step (no names or source lines).
     if (const std::string html = g.trace_file.empty() ? "" : write_html_report(g.trace_file, {make_timeline("original", g.trace)});
         !html.empty())
-      g.report.insert(g.report.size() - 1, fmt::format("  html:   {}\n", html));
+      report.insert(report.size() - 1, fmt::format("  html:   {}\n", html));
+    g.report = std::move(report);
   } else {
     // A crash is minimized with each candidate in a process of its own
     // (minimize.hpp). The parent knows who ran each step, not names or source lines.

@@ -73,9 +73,35 @@ PY
     for round in 1 2; do
       run "$heddle" replay "$trace"
       expect_exit 1
-      expect_stderr "replayed account.concurrent_withdrawals: bug reproduced"
+      expect_stderr "replayed account.concurrent_withdrawals (iteration "
+      expect_stderr "): bug reproduced"
       expect_stderr "bug reproduced: assertion: assertion failed: balance >= 0"
     done
+    ;;
+
+  iteration_numbers_agree_everywhere)
+    # One numbering (from 0, docs/reports.md): the report, the JSON summary,
+    # the trace header, the HTML report and `heddle report` say the same.
+    run "$heddle" test "$buggy" --iterations 10000 --strategy pct:3 --out out --format json --no-minimize
+    expect_exit 1
+    python3 - "$work/stdout" "$work/stderr" <<'PY' || fail "the iteration numbers disagree (see above)"
+import json, re, sys
+s = json.load(open(sys.argv[1]))
+[t] = s["tests"]
+n = t["iteration"]
+assert t["bugs"][0]["first_iteration"] == n, (t["bugs"][0]["first_iteration"], n)
+for text, where in ((open(sys.argv[2]).read(), "stderr"), (t["report"], "report")):
+    m = re.search(r"bug found in account.concurrent_withdrawals \(iteration (\d+), ", text)
+    assert m and int(m.group(1)) == n, (where, m and m.group(1), n)
+trace = json.load(open(t["trace_file"]))
+assert trace["iteration"] == n, (trace["iteration"], n)
+html = open(t["trace_file"][:-5] + ".html").read()
+assert f"iteration <code>{n}</code>" in html, "the HTML report's iteration"
+open("iteration", "w").write(str(n))
+PY
+    run "$heddle" report out/account.concurrent_withdrawals/bug-1.json
+    expect_exit 0
+    expect_stdout "iteration $(cat iteration))"
     ;;
 
   replay_of_a_pasted_compact_trace_reproduces_the_bug)

@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
     heddle::detail::replay_strategy replay(found.trace.steps);
     replay.begin_iteration(found.trace.header.iteration, 0);
     const heddle::detail::iteration_outcome& outcome = engine.run(replay, p.buggy);
-    std::ofstream(argv[2]) << heddle::detail::finalize_bug(p.buggy, found.trace, outcome).file_text;
+    std::ofstream(argv[2]) << heddle::detail::finalize_bug(p.buggy, found.trace, outcome).file_text();
     return 0;
   }
   std::fprintf(stderr, "report_fixture: no bug-suite program named %s\n", argv[1]);

@@ -44,6 +44,23 @@ case $case_name in
     expect_stdout "acquire mutex"
     ;;
 
+  text_tells_the_bug_of_the_minimized_trace)
+    # The minimized trace's own bug, not the original's, heads its interleaving.
+    make_trace
+    check trace.json <<'EOF2'
+import json, sys
+t = json.load(open(sys.argv[1]))
+assert t["original"]["bug"]["message"] != "edited: the minimized trace's own message"
+t["bug"]["message"] = "edited: the minimized trace's own message"
+t["bug"]["step"] = 4321
+json.dump(t, open(sys.argv[1], "w"))
+EOF2
+    run "$heddle" report trace.json
+    expect_exit 0
+    expect_stdout "deadlock: edited: the minimized trace's own message"
+    expect_stdout "after 4321 steps"
+    ;;
+
   html_is_self_contained_with_a_lane_per_operation)
     make_trace
     run "$heddle" report trace.json --html report.html
@@ -62,8 +79,10 @@ for label, t in (("original", trace["original"]), ("minimized", trace)):
     lanes = re.findall(r'<g class="lane" data-operation="(\d+)"', body)
     ops = len(t["annotations"]["operations"])
     assert lanes == [str(i) for i in range(1, ops + 1)], (label, lanes, ops)
-    steps = re.findall(r'<rect class="step[^"]*"[^>]* data-step="(\d+)"', body)
-    assert sorted(map(int, steps)) == list(range(len(t["steps"]))), (label, "one rect per step")
+    # One rect per row: a step, with the data choices folded into it.
+    rows = re.findall(r'<rect class="step[^"]*"[^>]* data-step="(\d+)" data-last-step="(\d+)"', body)
+    covered = sorted(i for first, last in rows for i in range(int(first), int(last) + 1))
+    assert covered == list(range(len(t["steps"]))), (label, "rows cover every step once")
     assert "philosopher 0" in body and "waits for mutex" in body, label
     assert re.search(r'data-kind="acquire" data-object="mutex #\d+" data-where="[^"]+:\d+"', body), "hover data"
     assert f'{len(t["steps"])} steps' in body

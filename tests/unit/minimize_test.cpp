@@ -263,9 +263,9 @@ TEST(minimize, a_candidate_that_crashes_or_hangs_costs_the_minimization_not_the_
 
   const heddle::detail::finalized_bug fine = finalize(found.trace, {});
   EXPECT_TRUE(fine.minimized) << fine.reason;
-  ASSERT_EQ(fine.timelines.size(), 2u);
-  EXPECT_EQ(fine.timelines[1].preemptions, 1u);
-  EXPECT_EQ(fine.saved, fine.timelines[1].trace);
+  ASSERT_EQ(fine.timelines().size(), 2u);
+  EXPECT_EQ(fine.timelines()[1].preemptions, 1u);
+  EXPECT_EQ(fine.saved, fine.timelines()[1].trace);
   EXPECT_GT(fine.runs, 0u);
 
   misbehave = misbehaviour::crash;
@@ -275,9 +275,9 @@ TEST(minimize, a_candidate_that_crashes_or_hangs_costs_the_minimization_not_the_
   EXPECT_NE(crashed.reason.find("a candidate schedule crashed the minimizer (signal 6)"), std::string::npos)
       << crashed.reason;
   EXPECT_EQ(crashed.saved, found.trace);
-  ASSERT_EQ(crashed.timelines.size(), 1u);
-  EXPECT_TRUE(crashed.timelines[0].annotated);
-  EXPECT_EQ(heddle::trace_from_json(crashed.file_text), found.trace);
+  ASSERT_EQ(crashed.timelines().size(), 1u);
+  EXPECT_TRUE(crashed.timelines()[0].annotated);
+  EXPECT_EQ(heddle::trace_from_json(crashed.file_text()), found.trace);
 
   misbehave = misbehaviour::hang;
   const heddle::detail::finalized_bug hung =

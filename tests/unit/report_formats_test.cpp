@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -22,6 +23,7 @@
 #include "runner/saved_bug.hpp"
 #include "runner/perfetto.hpp"
 #include "runner/report.hpp"
+#include "runner/summary_json.hpp"
 #include "runner/timeline.hpp"
 #include "strategies/strategies.hpp"
 
@@ -54,7 +56,7 @@ std::vector<timeline> found_and_minimized() {
   heddle::detail::replay_strategy replay(r.trace.steps);
   replay.begin_iteration(0, 0);
   const heddle::detail::iteration_outcome& outcome = engine.run(replay, lost_update);
-  return heddle::detail::finalize_bug(lost_update, r.trace, outcome).timelines;
+  return heddle::detail::finalize_bug(lost_update, r.trace, outcome).timelines();
 }
 
 std::string write_temp(const std::string& name, const std::string& text) {
@@ -180,6 +182,46 @@ TEST(report_formats, text_report_shows_both_traces_and_the_minimized_interleavin
   EXPECT_NE(r.find("replay: heddle replay out/bug-1.json"), std::string::npos) << r;
   EXPECT_NE(r.find("the minimized trace; the original is in it too"), std::string::npos) << r;
   EXPECT_NE(r.find(heddle::to_compact(t[1].trace)), std::string::npos) << r;
+}
+
+// A minimized trace ends in the same bug as the original, but its message
+// (who waits for what) and its step count are its own: the report tells the
+// bug of the interleaving it prints (issue 14, item 4).
+TEST(report_formats, text_report_tells_the_bug_of_the_trace_it_shows) {
+  std::vector<timeline> t = found_and_minimized();
+  ASSERT_EQ(t.size(), 2u);
+  t[1].trace.found->message = "the minimized trace's own message";
+  t[1].trace.found->step = 4321;
+  const heddle::detail::report_context ctx{.test = "f.lost", .program = "/bin/x", .trace_file = "out/bug-1.json"};
+  const std::string r = heddle::detail::format_report(*t[0].trace.found, t[0], &t[1], ctx);
+  EXPECT_NE(r.find("assertion: the minimized trace's own message"), std::string::npos) << r;
+  EXPECT_NE(r.find("after 4321 steps"), std::string::npos) << r;
+  EXPECT_EQ(r.find("lost <update>"), std::string::npos) << r;
+}
+
+// One numbering of iterations everywhere (docs/reports.md): the 0-based index
+// of the trace header, in the text report, the HTML report, the trace file and
+// the JSON record (issue 14, item 3).
+TEST(report_formats, iteration_numbers_agree_in_every_report) {
+  const std::string out = testing::TempDir() + "/report_formats_iterations";
+  std::filesystem::remove_all(out);
+  const heddle::options o{.iterations = 10'000, .strategy = "random", .seed = 7, .print_report = false, .out = out};
+  const heddle::result r = heddle::explore(o, lost_update, {.test = "f.lost"});
+  ASSERT_TRUE(r.bug);
+  const std::uint64_t index = r.bugs.front().first_iteration;
+  EXPECT_EQ(r.trace.header.iteration, index);
+  EXPECT_EQ(heddle::load_trace(r.trace_file).header.iteration, index);
+  EXPECT_NE(r.report.find(fmt::format("(iteration {}, strategy random, seed 7)", index)), std::string::npos)
+      << r.report;
+  std::string html_path = r.trace_file;
+  html_path.replace(html_path.size() - 5, 5, ".html");
+  std::ifstream html_in(html_path);
+  const std::string html{std::istreambuf_iterator<char>(html_in), std::istreambuf_iterator<char>()};
+  EXPECT_NE(html.find(fmt::format("iteration <code>{}</code>", index)), std::string::npos);
+  const json record = heddle::detail::test_record("f.lost", o, r);
+  EXPECT_EQ(record["iteration"], index);
+  EXPECT_EQ(record["bugs"][0]["first_iteration"], index);
+  std::filesystem::remove_all(out);
 }
 
 }  // namespace

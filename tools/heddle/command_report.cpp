@@ -44,10 +44,13 @@ int run_report(const report_arguments& args) {
   const detail::timeline& shown = timelines.back();
   std::string text = fmt::format("heddle: trace of {} (strategy {}, seed {}, iteration {})\n\n", first.trace.header.test,
                                  first.trace.header.strategy, first.trace.header.seed, first.trace.header.iteration);
-  if (first.trace.found) {
-    const bug& b = *first.trace.found;
+  // The bug of the trace whose interleaving is printed: a minimized trace
+  // ends in the same bug, with a message (who waits, where) of its own.
+  if (const std::optional<bug>& found = shown.trace.found ? shown.trace.found : first.trace.found) {
+    const bug& b = *found;
     text += fmt::format("  {}: {}\n", to_string(b.kind), b.message);
     if (b.where.known()) text += fmt::format("    at {}:{}\n", b.where.file, b.where.line);
+    text += fmt::format("    after {} steps\n", b.step);
   } else {
     text += "  no bug recorded\n";
   }

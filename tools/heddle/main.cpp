@@ -78,7 +78,7 @@ int main(int argc, char** argv) {
   test_command->add_option("--iteration-timeout", test.iteration_timeout,
                            "With workers: an iteration running longer is a hang (a bug): 10s, 500ms");
   test_command->add_option("--shard", test.shard, "Run only shard I of N of the iterations: 0/3, 1/3, 2/3");
-  test_command->add_flag("--explore", test.explore, "Keep going after a bug; group the bugs by signature");
+  test_command->add_flag("--explore", test.explore, "Keep going after a bug; group the bugs by root cause, with counts");
   test_command->add_flag("--check-determinism", test.check_determinism,
                          "Run each iteration three times and report where a run went differently");
   test_command->add_flag("--record-iterations", test.record_iterations,
