@@ -8,8 +8,14 @@
 //   exchange, fetch_*, CAS, operators -> rmw
 //   atomic_thread_fence               -> fence
 // so the strategy can interleave other operations between any two atomic
-// operations. heddle explores interleavings, not weak-memory reorderings: every
-// operation behaves as sequentially consistent whatever memory_order it names.
+// operations. Under memory_model::sc (the default) every operation behaves as
+// sequentially consistent whatever memory_order it names. Under
+// memory_model::rc11 the engine keeps each atomic's stores in modification
+// order (engine/weak_memory.hpp): a load may read an older store as RC11
+// allows, a store may be ordered before newer ones, and the memory orders and
+// fences decide what each operation must see (docs/memory-model.md). The real
+// std::atomic then always holds the newest value in modification order.
+// Values larger than 16 bytes stay sequentially consistent.
 //
 // compare_exchange_weak may fail spuriously, as in std: when spurious CAS
 // failures are enabled and the comparison would succeed, the strategy takes a
@@ -72,6 +78,23 @@ inline void atomic_point(point_kind kind, const resource& r, const std::source_l
   atomic_edges(kind, r, order);
 }
 
+// The rc11 model's entry points (engine/weak_memory.cpp). `value` holds the
+// newest value on entry and the value read on return.
+void wm_load(object_id x, std::memory_order order, void* value, std::size_t size, bool latest,
+             std::source_location loc);
+bool wm_store(object_id x, std::memory_order order, const void* current, const void* value, std::size_t size,
+              std::source_location loc);
+void wm_rmw(object_id x, std::memory_order order, const void* before, const void* after, std::size_t size,
+            bool wrote);
+void wm_fence(std::memory_order order);
+
+// True when this iteration runs under rc11 and values of T are modelled.
+template <class T>
+HEDDLE_MODEL_INLINE inline bool weak(const T*) noexcept {
+  if constexpr (sizeof(T) <= 16) return control.weak_memory;
+  else return false;
+}
+
 // Bitwise equality, which std uses for compare-exchange and wait.
 template <class T>
 bool same_bits(const T& a, const T& b) noexcept {
@@ -104,10 +127,16 @@ class atomic {
 
   T load(std::memory_order order = seq, loc_t loc = loc_t::current()) const {
     detail::atomic_point(point_kind::read, resource_, loc, order);
+    if (detail::weak(&value_)) [[unlikely]] return weak_load(order, loc, false);
     return value_.load(order);
   }
   void store(T desired, std::memory_order order = seq, loc_t loc = loc_t::current()) {
     detail::atomic_point(point_kind::write, resource_, loc, order);
+    if (detail::weak(&value_)) [[unlikely]] {
+      const T current = value_.load(std::memory_order_relaxed);
+      if (detail::wm_store(resource_.id(), order, &current, &desired, sizeof(T), loc)) value_.store(desired, order);
+      return;
+    }
     value_.store(desired, order);
   }
   operator T() const { return load(); }
@@ -117,30 +146,31 @@ class atomic {
   }
   T exchange(T desired, std::memory_order order = seq, loc_t loc = loc_t::current()) {
     detail::atomic_point(point_kind::rmw, resource_, loc, order);
-    return value_.exchange(desired, order);
+    return weak_rmw(order, value_.exchange(desired, order));
   }
 
   bool compare_exchange_strong(T& expected, T desired, std::memory_order order = seq, loc_t loc = loc_t::current()) {
     detail::atomic_point(point_kind::rmw, resource_, loc, order);
-    return value_.compare_exchange_strong(expected, desired, order);
+    return weak_cas(value_.compare_exchange_strong(expected, desired, order), expected, order, failure_order(order));
   }
   bool compare_exchange_strong(T& expected, T desired, std::memory_order success, std::memory_order failure,
                                loc_t loc = loc_t::current()) {
     detail::atomic_point(point_kind::rmw, resource_, loc, success);
-    return value_.compare_exchange_strong(expected, desired, success, failure);
+    return weak_cas(value_.compare_exchange_strong(expected, desired, success, failure), expected, success, failure);
   }
   bool compare_exchange_weak(T& expected, T desired, std::memory_order order = seq, loc_t loc = loc_t::current()) {
     if (!in_control()) return value_.compare_exchange_weak(expected, desired, order);
     detail::atomic_point(point_kind::rmw, resource_, loc, order);
-    if (spurious_failure(expected, loc)) return false;
-    return value_.compare_exchange_strong(expected, desired, order);  // no unrecorded hardware failure
+    if (spurious_failure(expected, loc, failure_order(order))) return false;
+    // no unrecorded hardware failure
+    return weak_cas(value_.compare_exchange_strong(expected, desired, order), expected, order, failure_order(order));
   }
   bool compare_exchange_weak(T& expected, T desired, std::memory_order success, std::memory_order failure,
                              loc_t loc = loc_t::current()) {
     if (!in_control()) return value_.compare_exchange_weak(expected, desired, success, failure);
     detail::atomic_point(point_kind::rmw, resource_, loc, success);
-    if (spurious_failure(expected, loc)) return false;
-    return value_.compare_exchange_strong(expected, desired, success, failure);
+    if (spurious_failure(expected, loc, failure)) return false;
+    return weak_cas(value_.compare_exchange_strong(expected, desired, success, failure), expected, success, failure);
   }
 
   // --- integral, floating-point and pointer arithmetic ---
@@ -148,31 +178,31 @@ class atomic {
     requires(detail::atomic_arithmetic<T> || std::is_pointer_v<T>)
   {
     detail::atomic_point(point_kind::rmw, resource_, loc, order);
-    return value_.fetch_add(arg, order);
+    return weak_rmw(order, value_.fetch_add(arg, order));
   }
   T fetch_sub(difference_type arg, std::memory_order order = seq, loc_t loc = loc_t::current())
     requires(detail::atomic_arithmetic<T> || std::is_pointer_v<T>)
   {
     detail::atomic_point(point_kind::rmw, resource_, loc, order);
-    return value_.fetch_sub(arg, order);
+    return weak_rmw(order, value_.fetch_sub(arg, order));
   }
   T fetch_and(T arg, std::memory_order order = seq, loc_t loc = loc_t::current())
     requires detail::atomic_integral<T>
   {
     detail::atomic_point(point_kind::rmw, resource_, loc, order);
-    return value_.fetch_and(arg, order);
+    return weak_rmw(order, value_.fetch_and(arg, order));
   }
   T fetch_or(T arg, std::memory_order order = seq, loc_t loc = loc_t::current())
     requires detail::atomic_integral<T>
   {
     detail::atomic_point(point_kind::rmw, resource_, loc, order);
-    return value_.fetch_or(arg, order);
+    return weak_rmw(order, value_.fetch_or(arg, order));
   }
   T fetch_xor(T arg, std::memory_order order = seq, loc_t loc = loc_t::current())
     requires detail::atomic_integral<T>
   {
     detail::atomic_point(point_kind::rmw, resource_, loc, order);
-    return value_.fetch_xor(arg, order);
+    return weak_rmw(order, value_.fetch_xor(arg, order));
   }
 
   T operator++()
@@ -228,7 +258,10 @@ class atomic {
       return;
     }
     detail::atomic_point(point_kind::read, resource_, loc, order);
-    while (detail::same_bits(value_.load(order), old)) heddle::wait(resource_, loc);
+    // Under rc11 each check reads the newest store, so a notify after a store
+    // always ends the wait, as the standard's eligibility rule requires.
+    while (detail::same_bits(detail::weak(&value_) ? weak_load(order, loc, true) : value_.load(order), old))
+      heddle::wait(resource_, loc);
   }
   void notify_one(loc_t loc = loc_t::current()) {
     if (!in_control()) {
@@ -250,13 +283,44 @@ class atomic {
  private:
   // Under control, with the comparison about to succeed: may the strategy make
   // this compare_exchange_weak fail anyway? Then `expected` gets the value.
-  bool spurious_failure(T& expected, loc_t loc) {
+  bool spurious_failure(T& expected, loc_t loc, std::memory_order failure) {
     if (!spurious_cas_failures_enabled()) return false;
     const T current = value_.load(std::memory_order_relaxed);
     if (!detail::same_bits(current, expected)) return false;
     if (!choose_rare(point_kind::rmw, resource_, loc)) return false;
     expected = current;
+    if (detail::weak(&value_)) detail::wm_rmw(resource_.id(), failure, &current, &current, sizeof(T), false);
     return true;
+  }
+
+  static constexpr std::memory_order failure_order(std::memory_order o) noexcept {
+    return o == std::memory_order_acq_rel ? std::memory_order_acquire
+           : o == std::memory_order_release ? std::memory_order_relaxed
+                                            : o;
+  }
+  // rc11: a load reads a store the model chooses (the newest when `latest`).
+  T weak_load(std::memory_order order, loc_t loc, bool latest) const {
+    T v = value_.load(std::memory_order_relaxed);
+    detail::wm_load(resource_.id(), order, &v, sizeof(T), latest, loc);
+    return v;
+  }
+  // rc11: a read-modify-write, done on the newest value `before`, is recorded.
+  T weak_rmw(std::memory_order order, T before) {
+    if (detail::weak(&value_)) [[unlikely]] {
+      const T after = value_.load(std::memory_order_relaxed);
+      detail::wm_rmw(resource_.id(), order, &before, &after, sizeof(T), true);
+    }
+    return before;
+  }
+  // rc11: a compare-exchange that succeeded is a read-modify-write; one that
+  // failed read the newest value (now in `expected`) with the failure order.
+  bool weak_cas(bool ok, const T& expected, std::memory_order success, std::memory_order failure) {
+    if (detail::weak(&value_)) [[unlikely]] {
+      const T after = value_.load(std::memory_order_relaxed);
+      if (ok) detail::wm_rmw(resource_.id(), success, &expected, &after, sizeof(T), true);
+      else detail::wm_rmw(resource_.id(), failure, &expected, &expected, sizeof(T), false);
+    }
+    return ok;
   }
 
   std::atomic<T> value_;
@@ -278,14 +342,25 @@ class atomic_flag {
 
   bool test(std::memory_order order = seq, loc_t loc = loc_t::current()) const {
     detail::atomic_point(point_kind::read, resource_, loc, order);
+    if (detail::weak(&flag_)) [[unlikely]] return weak_test(order, loc, false);
     return flag_.test(order);
   }
   bool test_and_set(std::memory_order order = seq, loc_t loc = loc_t::current()) {
     detail::atomic_point(point_kind::rmw, resource_, loc, order);
-    return flag_.test_and_set(order);
+    const bool before = flag_.test_and_set(order);
+    if (detail::weak(&flag_)) [[unlikely]] {
+      const bool after = true;
+      detail::wm_rmw(resource_.id(), order, &before, &after, sizeof(bool), true);
+    }
+    return before;
   }
   void clear(std::memory_order order = seq, loc_t loc = loc_t::current()) {
     detail::atomic_point(point_kind::write, resource_, loc, order);
+    if (detail::weak(&flag_)) [[unlikely]] {
+      const bool current = flag_.test(std::memory_order_relaxed), desired = false;
+      if (detail::wm_store(resource_.id(), order, &current, &desired, sizeof(bool), loc)) flag_.clear(order);
+      return;
+    }
     flag_.clear(order);
   }
   void wait(bool old, std::memory_order order = seq, loc_t loc = loc_t::current()) const {
@@ -294,7 +369,8 @@ class atomic_flag {
       return;
     }
     detail::atomic_point(point_kind::read, resource_, loc, order);
-    while (flag_.test(order) == old) heddle::wait(resource_, loc);
+    while ((detail::weak(&flag_) ? weak_test(order, loc, true) : flag_.test(order)) == old)
+      heddle::wait(resource_, loc);
   }
   void notify_one(loc_t loc = loc_t::current()) {
     if (!in_control()) {
@@ -314,6 +390,12 @@ class atomic_flag {
   }
 
  private:
+  bool weak_test(std::memory_order order, loc_t loc, bool latest) const {
+    bool v = flag_.test(std::memory_order_relaxed);
+    detail::wm_load(resource_.id(), order, &v, sizeof(bool), latest, loc);
+    return v;
+  }
+
   std::atomic_flag flag_;
   resource resource_{object_kind::atomic};
 };

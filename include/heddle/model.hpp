@@ -103,6 +103,9 @@ struct control_block {
   bool unwinding = false;    // the engine is unwinding the iteration's operations
   // The engine's object table (index = object id), valid while `engine` is set.
   object_state* objects = nullptr;
+  // The iteration runs under memory_model::rc11: atomics and the happens-before
+  // hooks below keep store histories and views (engine/weak_memory.hpp).
+  bool weak_memory = false;
 };
 inline thread_local control_block control;
 
@@ -290,23 +293,33 @@ struct hb_listener {
   ~hb_listener() = default;
 };
 inline hb_listener* hb = nullptr;
+// The same edges for the rc11 memory model's views (weak_memory.cpp): what the
+// releasing operation has seen of every atomic becomes visible to the acquirer.
+void wm_acquire(object_id object);
+void wm_release(object_id object);
+void wm_joined(operation_id child);
 }  // namespace detail
 HEDDLE_MODEL_INLINE inline void hb_acquire(const resource& r) {
   if (detail::hb != nullptr && detail::control.running != 0) [[unlikely]] detail::hb->acquire(r.id(), false);
+  if (detail::control.weak_memory && detail::control.running != 0) [[unlikely]] detail::wm_acquire(r.id());
 }
 HEDDLE_MODEL_INLINE inline void hb_release(const resource& r) {
   if (detail::hb != nullptr && detail::control.running != 0) [[unlikely]] detail::hb->release(r.id(), false);
+  if (detail::control.weak_memory && detail::control.running != 0) [[unlikely]] detail::wm_release(r.id());
 }
 HEDDLE_MODEL_INLINE inline void hb_acquire_shared(const resource& r) {
   if (detail::hb != nullptr && detail::control.running != 0) [[unlikely]] detail::hb->acquire(r.id(), true);
+  if (detail::control.weak_memory && detail::control.running != 0) [[unlikely]] detail::wm_acquire(r.id());
 }
 HEDDLE_MODEL_INLINE inline void hb_release_shared(const resource& r) {
   if (detail::hb != nullptr && detail::control.running != 0) [[unlikely]] detail::hb->release(r.id(), true);
+  if (detail::control.weak_memory && detail::control.running != 0) [[unlikely]] detail::wm_release(r.id());
 }
 // The running operation saw operation `op` finish (heddle::join does this
 // itself; a model that waits for completion otherwise calls it).
 HEDDLE_MODEL_INLINE inline void hb_joined(operation_id op) {
   if (detail::hb != nullptr && detail::control.running != 0) [[unlikely]] detail::hb->joined(op);
+  if (detail::control.weak_memory && detail::control.running != 0) [[unlikely]] detail::wm_joined(op);
 }
 
 // True while the engine unwinds an iteration: models must skip misuse checks

@@ -11,7 +11,7 @@
 // spurious_cas_failures, stack_size, fair_after, stop_on_first_bug,
 // print_report, out, replay, parallel, iteration_timeout, shard_index,
 // shard_count, check_determinism, progress, record_iterations, memory,
-// detect_races, backend, exit_code_is_bug, minimize, scenarios.
+// detect_races, backend, exit_code_is_bug, minimize, scenarios, memory_model.
 #pragma once
 
 #include <chrono>
@@ -32,6 +32,14 @@ enum class memory_policy : std::uint8_t {
 };
 std::string_view to_string(memory_policy policy) noexcept;
 std::optional<memory_policy> parse_memory_policy(std::string_view name) noexcept;
+
+// How atomics with orders weaker than seq_cst behave (docs/memory-model.md).
+enum class memory_model : std::uint8_t {
+  sc,    // every atomic operation is sequentially consistent: only interleavings
+  rc11,  // RC11 (Lahav et al., PLDI 2017): stale reads, release/acquire, fences
+};
+std::string_view to_string(memory_model model) noexcept;
+std::optional<memory_model> parse_memory_model(std::string_view name) noexcept;
 
 struct options {
   // How many iterations (executions of the body) to run at most.
@@ -108,6 +116,9 @@ struct options {
   // HEDDLE_SCENARIOS or --heddle_scenarios gives it (heddle test --scenarios);
   // otherwise the test's own. explore() does not read it.
   std::uint64_t scenarios = 100;
+  // The memory model of heddle::atomic (HEDDLE_MEMORY_MODEL,
+  // --heddle_memory_model=sc|rc11, heddle test --memory-model). Recorded in traces.
+  heddle::memory_model memory_model = heddle::memory_model::sc;
 };
 
 }  // namespace heddle

@@ -47,6 +47,7 @@ struct trace_header {
   bool spurious_cas_failures = true;
   memory_policy memory = memory_policy::shared;  // instrumented accesses that are points
   bool detect_races = true;
+  heddle::memory_model memory_model = heddle::memory_model::sc;  // how weak atomics behaved
   std::string backend = "fibers";  // where it was recorded; it replays on either
   // The run's --iteration-timeout in milliseconds (0: none), so a replay of a
   // hang gives up after the same time and reports the hang again.

@@ -5,6 +5,7 @@
 // operation and object records are reused across iterations, and the trace's
 // step vectors are cleared, not freed.
 #include "engine/engine.hpp"
+#include "engine/weak_memory.hpp"
 
 #include "backends/fiber_backend.hpp"
 #include "engine/deadlock_judge.hpp"
@@ -102,7 +103,8 @@ const iteration_outcome& engine::run(strategy& s, const std::function<void()>& b
   // An explore() inside an operation of another (a test of heddle itself) gets
   // the outer iteration's control block back when this one ends.
   const control_block previous = control;
-  control = {this, next_epoch.fetch_add(1, std::memory_order_relaxed), 0, false, nullptr};
+  control = {this, next_epoch.fetch_add(1, std::memory_order_relaxed), 0, false, nullptr,
+             config_.memory_model == memory_model::rc11};
   reset();
   publish_objects();
   strategy_ = &s;
@@ -135,7 +137,13 @@ const iteration_outcome& engine::run(strategy& s, const std::function<void()>& b
   return outcome_;
 }
 
+weak_memory& engine::weak_memory_state() {
+  if (!weak_memory_) weak_memory_ = std::make_shared<weak_memory>(*this);
+  return *weak_memory_;
+}
+
 void engine::reset() {
+  if (weak_memory_) weak_memory_->clear();
   op_count_ = 1;  // slot 0 is the scheduler
   object_count_ = 1;
   if (ops_.empty()) ops_.resize(1);

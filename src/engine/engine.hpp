@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <source_location>
 #include <string>
@@ -32,6 +33,7 @@ namespace heddle::detail {
 struct iteration_abort {};
 
 class fiber_backend;
+class weak_memory;
 
 struct engine_config {
   std::uint64_t max_steps = 20000;
@@ -40,6 +42,7 @@ struct engine_config {
   bool spurious_cas_failures = true;
   memory_policy memory = memory_policy::shared;  // read by libheddle-rt's access hooks
   bool detect_races = true;                      // likewise
+  heddle::memory_model memory_model = heddle::memory_model::sc;  // weak_memory.hpp under rc11
 };
 
 enum class op_status : std::uint8_t { enabled, blocked, finished };
@@ -129,6 +132,9 @@ class engine {
   bool unwinding() const noexcept { return unwinding_; }
   const engine_config& config() const noexcept { return config_; }
   std::uint32_t epoch() const noexcept { return control.epoch; }
+
+  // The rc11 store histories and views of this iteration (weak_memory.hpp).
+  weak_memory& weak_memory_state();
 
   object_id register_object(object_kind kind);
   object_state& object(object_id id) { return objects_[id]; }
@@ -258,6 +264,7 @@ class engine {
   backend& backend_;
   fiber_backend* const fibers_;  // backend_ when it is the fiber backend, switched to without a virtual call
   engine_config config_;
+  std::shared_ptr<weak_memory> weak_memory_;  // made on first use under rc11
   strategy* strategy_ = nullptr;
   bool observes_forced_ = true;  // strategy_->observes_forced_decisions()
   const std::function<void()>* root_body_ = nullptr;

@@ -5,6 +5,7 @@
 #include <exception>
 
 #include "engine/engine.hpp"
+#include "engine/weak_memory.hpp"
 #include "heddle/explore.hpp"
 #include "heddle/model.hpp"
 
@@ -82,6 +83,7 @@ operation_id spawn(std::function<void()> body, std::string name, relation rel, o
   if (e == nullptr) return 0;
   const operation_id child = e->spawn(std::move(body), std::move(name), rel, of);
   if (detail::hb != nullptr && e->running() != 0) detail::hb->spawned(child);
+  if (detail::control.weak_memory) detail::wm_spawned(child);
   return child;
 }
 
@@ -90,6 +92,7 @@ void join(operation_id op, std::source_location loc) {
   if (e == nullptr) return;
   e->join(op, loc);
   if (detail::hb != nullptr) detail::hb->joined(op);
+  if (detail::control.weak_memory) detail::wm_joined(op);
 }
 
 bool finished(operation_id op) {

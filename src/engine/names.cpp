@@ -27,6 +27,7 @@ constexpr std::array bug_names{
     "data_race", "hang",               "exit_code",
 };
 constexpr std::array memory_names{"shared", "all", "none"};
+constexpr std::array memory_model_names{"sc", "rc11"};
 
 // The name of enumerator `value` in `names`, "unknown" past the end; and back.
 template <std::size_t n, class E>
@@ -46,10 +47,14 @@ std::string_view to_string(point_kind kind) noexcept { return name_of(point_name
 std::string_view to_string(object_kind kind) noexcept { return name_of(object_names, kind); }
 std::string_view to_string(bug_kind kind) noexcept { return name_of(bug_names, kind); }
 std::string_view to_string(memory_policy policy) noexcept { return name_of(memory_names, policy); }
+std::string_view to_string(memory_model model) noexcept { return name_of(memory_model_names, model); }
 
 std::optional<bug_kind> parse_bug_kind(std::string_view name) noexcept { return value_named<bug_kind>(bug_names, name); }
 std::optional<memory_policy> parse_memory_policy(std::string_view name) noexcept {
   return value_named<memory_policy>(memory_names, name);
+}
+std::optional<memory_model> parse_memory_model(std::string_view name) noexcept {
+  return value_named<memory_model>(memory_model_names, name);
 }
 
 std::string bug::signature() const {

@@ -134,7 +134,8 @@ std::string to_compact(const trace& t) {
   w.u(h.max_steps);
   w.byte(static_cast<std::uint8_t>(h.fail_on_max_steps | h.spurious_wakeups << 1 |
                                    h.spurious_cas_failures << 2 | (t.found ? 1 : 0) << 3 |
-                                   static_cast<unsigned>(h.memory) << 4 | (h.detect_races ? 0 : 1) << 6));
+                                   static_cast<unsigned>(h.memory) << 4 | (h.detect_races ? 0 : 1) << 6 |
+                                   static_cast<unsigned>(h.memory_model) << 7));
   if (t.found) {
     const bug& b = *t.found;
     w.byte(static_cast<std::uint8_t>(b.kind));
@@ -193,6 +194,7 @@ trace trace_from_compact(std::string_view text) {
   if (to_string(memory) == "unknown") throw trace_error("malformed compact trace: unknown memory policy");
   h.memory = memory;
   h.detect_races = (flags & 64) == 0;
+  h.memory_model = (flags & 128) != 0 ? memory_model::rc11 : memory_model::sc;
   if (flags & 8) {
     bug b;
     const std::uint8_t kind = r.byte();

@@ -68,6 +68,7 @@ std::string to_json(const trace& t) {
               {"spurious_wakeups", h.spurious_wakeups},
               {"spurious_cas_failures", h.spurious_cas_failures},
               {"memory", to_string(h.memory)},
+              {"memory_model", to_string(h.memory_model)},
               {"detect_races", h.detect_races},
               {"backend", h.backend}}}};
   if (h.iteration_timeout_ms != 0) j["options"]["iteration_timeout_ms"] = h.iteration_timeout_ms;
@@ -110,6 +111,11 @@ trace trace_from_json(std::string_view text) {
     const auto memory = parse_memory_policy(field<std::string>(options, "memory", "\"options\""));
     if (!memory) throw trace_error("malformed trace: \"memory\" in \"options\" is not all, shared or none");
     h.memory = *memory;
+  }
+  if (options.contains("memory_model")) {  // absent from traces written before the option existed
+    const auto model = parse_memory_model(field<std::string>(options, "memory_model", "\"options\""));
+    if (!model) throw trace_error("malformed trace: \"memory_model\" in \"options\" is not sc or rc11");
+    h.memory_model = *model;
   }
   if (options.contains("detect_races")) h.detect_races = field<bool>(options, "detect_races", "\"options\"");
   // Both are newer than format 1's first traces: absent means fibers, no arguments.

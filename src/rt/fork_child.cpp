@@ -401,7 +401,7 @@ void run_iteration(const program_entry& program, const options& o, detail::strat
   // scheduler: engine::run does not return.
   const auto run_on = [&](auto& backend) {
     detail::engine engine(backend, {o.max_steps, o.fail_on_max_steps, o.spurious_wakeups, o.spurious_cas_failures,
-                                    o.memory, o.detect_races});
+                                    o.memory, o.detect_races, o.memory_model});
     the_engine = &engine;
     backend.on_scheduler_resumed(&iteration_over, nullptr);
     (void)engine.run(s, body);

@@ -230,7 +230,8 @@ void crash_guard::on_fatal_signal(int signal, const void* address) noexcept {
   w.byte(static_cast<std::uint8_t>(header_.fail_on_max_steps | header_.spurious_wakeups << 1 |
                                    header_.spurious_cas_failures << 2 | 1 << 3 |
                                    static_cast<unsigned>(header_.memory) << 4 |
-                                   (header_.detect_races ? 0 : 1) << 6));
+                                   (header_.detect_races ? 0 : 1) << 6 |
+                                   static_cast<unsigned>(header_.memory_model) << 7));
   w.byte(static_cast<std::uint8_t>(overflow ? bug_kind::stack_overflow : bug_kind::crash));
   w.s(message, m.size);
   w.u(op);

@@ -50,7 +50,7 @@ result replay(options opts, const std::function<void()>& body, const test_identi
 
   const std::unique_ptr<backend> backend = make_backend(opts);
   engine engine(*backend, {opts.max_steps, opts.fail_on_max_steps, opts.spurious_wakeups, opts.spurious_cas_failures,
-                           opts.memory, opts.detect_races});
+                           opts.memory, opts.detect_races, opts.memory_model});
   crash_guard guard(engine, make_header(opts, id, replaying.describe(), index), test_directory(opts, id), opts.replay);
 
   result res;

@@ -78,6 +78,7 @@ trace_header make_header(const options& o, const test_identity& id, std::string 
   h.spurious_wakeups = o.spurious_wakeups;
   h.spurious_cas_failures = o.spurious_cas_failures;
   h.memory = o.memory;
+  h.memory_model = o.memory_model;
   h.detect_races = o.detect_races;
   h.backend = o.backend;
   h.iteration_timeout_ms = static_cast<std::uint64_t>(o.iteration_timeout.count());
@@ -121,7 +122,7 @@ iteration_runner::iteration_runner(const run_context& run, signature_table& sign
       active_(streaming_ ? streaming_.get() : chosen_.get()),
       backend_(make_backend(run.opts)),
       engine_(*backend_, {run.opts.max_steps, run.opts.fail_on_max_steps, run.opts.spurious_wakeups,
-                          run.opts.spurious_cas_failures, run.opts.memory, run.opts.detect_races}),
+                          run.opts.spurious_cas_failures, run.opts.memory, run.opts.detect_races, run.opts.memory_model}),
       guard_(engine_, make_header(run.opts, run.id, chosen_->describe(), 0), run.directory, {}, note) {}
 
 iteration_runner::~iteration_runner() = default;

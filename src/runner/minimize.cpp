@@ -113,7 +113,7 @@ class minimizer {
         fibers_(limits.stack_size),
         engine_(fibers_, {original.header.max_steps, original.header.fail_on_max_steps,
                           original.header.spurious_wakeups, original.header.spurious_cas_failures,
-                          original.header.memory, original.header.detect_races}) {}
+                          original.header.memory, original.header.detect_races, original.header.memory_model}) {}
 
   minimization run() {
     minimization m;

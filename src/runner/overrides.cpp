@@ -77,6 +77,11 @@ const option_entry table[] = {
        if (!policy) throw usage_error(fmt::format("bad value '{}' for {}: expected all, shared or none", v, w));
        o.memory = *policy;
      }},
+    {"memory_model", [](options& o, std::string_view v, std::string_view w) {
+       const auto model = parse_memory_model(v);
+       if (!model) throw usage_error(fmt::format("bad value '{}' for {}: expected sc or rc11", v, w));
+       o.memory_model = *model;
+     }},
     {"detect_races", [](options& o, std::string_view v, std::string_view w) { o.detect_races = parse_bool(v, w); }},
     {"backend", [](options& o, std::string_view v, std::string_view w) { o.backend = parse_backend(v, w); }},
     {"exit_code_is_bug", [](options& o, std::string_view v, std::string_view w) { o.exit_code_is_bug = parse_bool(v, w); }},

@@ -24,6 +24,7 @@ trace load_replay(options& opts, std::string_view test) {
   opts.spurious_wakeups = h.spurious_wakeups;
   opts.spurious_cas_failures = h.spurious_cas_failures;
   opts.memory = h.memory;
+  opts.memory_model = h.memory_model;
   opts.detect_races = h.detect_races;
   return recorded;
 }

@@ -54,6 +54,7 @@ void validate(const test_arguments& a) {
   check(a.iteration_timeout, "iteration_timeout", "--iteration-timeout");
   check(a.shard, "shard", "--shard");
   check(a.memory, "memory", "--memory");
+  check(a.memory_model, "memory_model", "--memory-model");
   check(a.detect_races, "detect_races", "--detect-races");
   check(a.backend, "backend", "--backend");
   check(a.scenarios, "scenarios", "--scenarios");
@@ -102,6 +103,7 @@ std::vector<std::string> binary_arguments(const test_arguments& a, const std::ve
   pass(a.shard, "shard");
   argv.push_back(fmt::format("--heddle_parallel={}", parallelism(a)));
   pass(a.memory, "memory");
+  pass(a.memory_model, "memory_model");
   pass(a.detect_races, "detect_races");
   pass(a.backend, "backend");
   pass(a.scenarios, "scenarios");

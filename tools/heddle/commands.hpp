@@ -29,6 +29,8 @@ struct test_arguments {
   std::optional<std::string> parallel, iteration_timeout, shard;
   // Programs built with heddle-cc/heddle-c++: memory points, race detection.
   std::optional<std::string> memory, detect_races;
+  // heddle::atomic's memory model: sc or rc11 (docs/memory-model.md).
+  std::optional<std::string> memory_model;
   // Lincheck tests only: scenarios to generate.
   std::optional<std::string> scenarios;
   bool fail_on_max_steps = false;

@@ -62,6 +62,8 @@ int main(int argc, char** argv) {
   test_command->add_option("--stack-size", test.stack_size, "Stack size of each operation, in bytes");
   test_command->add_option("--memory", test.memory,
                            "Instrumented plain accesses that are scheduling points: all, shared (default), none");
+  test_command->add_option("--memory-model", test.memory_model,
+                           "Memory model of heddle::atomic: sc (default) or rc11 (docs/memory-model.md)");
   test_command->add_option("--detect-races", test.detect_races,
                            "Report data races in instrumented code: true (default) or false");
   test_command->add_option("--backend", test.backend, "How operations run: fibers (default) or threads (OS threads)");

@@ -1,0 +1,213 @@
+// The rc11 memory model: store histories, views and their choices (weak_memory.hpp).
+#include "engine/weak_memory.hpp"
+
+#include <cstring>
+
+#include "engine/engine.hpp"
+
+namespace heddle::detail {
+
+namespace {
+bool is_acquire(std::memory_order o) {
+  return o == std::memory_order_consume || o == std::memory_order_acquire || o == std::memory_order_acq_rel ||
+         o == std::memory_order_seq_cst;  // consume is treated as acquire, as compilers do
+}
+bool is_release(std::memory_order o) {
+  return o == std::memory_order_release || o == std::memory_order_acq_rel || o == std::memory_order_seq_cst;
+}
+weak_memory& state() { return engine::current()->weak_memory_state(); }
+}  // namespace
+
+void weak_memory::clear() {
+  locations_.clear();
+  ops_.clear();
+  released_.clear();
+  sc_.clear();
+}
+
+weak_memory::location& weak_memory::at(object_id x, const void* current, std::size_t size) {
+  if (x >= locations_.size()) locations_.resize(x + 1);
+  location& l = locations_[x];
+  if (!l.live) {  // first use in this iteration: its value now is the initial store
+    l.live = true;
+    store_record initial;
+    std::memcpy(initial.value, current, size);
+    l.stores.push_back(std::move(initial));
+    l.order.push_back(0);
+    l.position.push_back(0);
+  }
+  return l;
+}
+
+weak_memory::op_state& weak_memory::op(operation_id id) {
+  if (id >= ops_.size()) ops_.resize(id + 1);
+  return ops_[id];
+}
+
+void weak_memory::raise(view& v, object_id x, std::uint32_t store) const {
+  if (x >= v.size()) v.resize(x + 1, 0);
+  if (position(x, store) > position(x, v[x])) v[x] = store;
+}
+
+void weak_memory::join(view& into, const view& from) const {
+  if (into.size() < from.size()) into.resize(from.size(), 0);
+  for (std::size_t x = 0; x < from.size(); ++x)
+    if (from[x] != 0 && position(static_cast<object_id>(x), from[x]) > position(static_cast<object_id>(x), into[x]))
+      into[x] = from[x];
+}
+
+std::uint32_t weak_memory::insert(object_id x, std::size_t at_position, const void* value, std::size_t size,
+                                  operation_id by) {
+  location& l = locations_[x];
+  const auto store = static_cast<std::uint32_t>(l.stores.size());
+  store_record r;
+  std::memcpy(r.value, value, size);
+  r.by = by;
+  l.stores.push_back(std::move(r));
+  l.order.insert(l.order.begin() + static_cast<std::ptrdiff_t>(at_position), store);
+  l.position.push_back(0);
+  for (std::size_t p = at_position; p < l.order.size(); ++p) l.position[l.order[p]] = static_cast<std::uint32_t>(p);
+  return store;
+}
+
+// What an acquirer of `store` learns: the storer's view for a release store,
+// its view at its last release fence otherwise, plus (RC11's release sequence)
+// what its earlier release stores to the same location carried.
+weak_memory::view weak_memory::message_of_store(op_state& o, object_id x, bool release, std::uint32_t store) {
+  view message;
+  if (release) message = o.current;
+  else if (o.has_release_fence) message = o.release_fence;
+  if (const auto it = o.release_store.find(x); it != o.release_store.end()) join(message, it->second);
+  raise(message, x, store);
+  if (release) o.release_store[x] = message;
+  return message;
+}
+
+void weak_memory::load(object_id x, std::memory_order order, void* value, std::size_t size, bool latest,
+                       const std::source_location& loc) {
+  location& l = at(x, value, size);
+  const operation_id me = engine_.running();
+  op_state& o = op(me);
+  if (order == std::memory_order_seq_cst) join(o.current, sc_);
+  // Any store from the newest this operation has seen onwards in mo (coherence);
+  // choice 0 is the newest, k the k-th older.
+  const std::size_t oldest = position(x, seen(o.current, x));
+  const std::size_t candidates = latest ? 1 : l.order.size() - oldest;
+  std::uint64_t k = 0;
+  if (candidates > 1) k = engine_.choose({step_kind::choose_int, candidates, false, point_kind::read, x}, loc);
+  const std::uint32_t store = l.order[l.order.size() - 1 - k];
+  raise(o.current, x, store);
+  const view& message = locations_[x].stores[store].message;
+  join(is_acquire(order) ? o.current : o.pending_acquire, message);
+  std::memcpy(value, locations_[x].stores[store].value, size);
+}
+
+bool weak_memory::store(object_id x, std::memory_order order, const void* current, const void* value,
+                        std::size_t size, const std::source_location& loc) {
+  location& l = at(x, current, size);
+  const operation_id me = engine_.running();
+  op_state& o = op(me);
+  // Where in mo the store may go: after everything this operation has seen of
+  // x, never between a read-modify-write and the store it read; seq_cst
+  // stores go last, so they stay totally ordered. Choice 0 appends.
+  std::vector<std::size_t> places{l.order.size()};
+  if (order != std::memory_order_seq_cst) {
+    const std::size_t oldest = position(x, seen(o.current, x));
+    for (std::size_t p = l.order.size() - 1; p > oldest; --p)
+      if (!l.stores[l.order[p - 1]].read_by_rmw) places.push_back(p);
+  }
+  std::uint64_t k = 0;
+  if (places.size() > 1) k = engine_.choose({step_kind::choose_int, places.size(), false, point_kind::write, x}, loc);
+  const bool newest = places[k] == l.order.size();
+  const std::uint32_t store = insert(x, places[k], value, size, me);
+  raise(o.current, x, store);
+  locations_[x].stores[store].message = message_of_store(o, x, is_release(order), store);
+  if (order == std::memory_order_seq_cst) join(sc_, o.current);
+  return newest;
+}
+
+void weak_memory::rmw(object_id x, std::memory_order order, const void* before, const void* after, std::size_t size,
+                      bool wrote) {
+  location& l = at(x, before, size);
+  const operation_id me = engine_.running();
+  op_state& o = op(me);
+  const bool sc = order == std::memory_order_seq_cst;
+  if (sc) join(o.current, sc_);
+  const std::uint32_t read = l.order.back();  // a read-modify-write reads the newest store
+  raise(o.current, x, read);
+  view read_message = l.stores[read].message;
+  join(is_acquire(order) ? o.current : o.pending_acquire, read_message);
+  if (wrote) {
+    locations_[x].stores[read].read_by_rmw = true;
+    const std::uint32_t store = insert(x, locations_[x].order.size(), after, size, me);
+    raise(o.current, x, store);
+    view message = message_of_store(o, x, is_release(order), store);
+    join(message, read_message);  // the release sequence continues through it
+    locations_[x].stores[store].message = std::move(message);
+  }
+  if (sc) join(sc_, o.current);
+}
+
+void weak_memory::fence(std::memory_order order) {
+  op_state& o = op(engine_.running());
+  if (is_acquire(order)) join(o.current, o.pending_acquire);
+  if (order == std::memory_order_seq_cst) {
+    join(o.current, sc_);
+    join(sc_, o.current);
+  }
+  if (is_release(order)) {
+    o.release_fence = o.current;
+    o.has_release_fence = true;
+  }
+}
+
+void weak_memory::acquire(object_id object) {
+  if (object < released_.size()) join(op(engine_.running()).current, released_[object]);
+}
+
+void weak_memory::release(object_id object) {
+  if (object >= released_.size()) released_.resize(object + 1);
+  view& v = released_[object];
+  const view current = op(engine_.running()).current;  // op() may grow ops_
+  join(v, current);
+}
+
+void weak_memory::spawned(operation_id child) {
+  const view parent = op(engine_.running()).current;
+  op(child).current = parent;
+}
+
+void weak_memory::joined(operation_id child) {
+  const view finished = op(child).current;
+  join(op(engine_.running()).current, finished);
+}
+
+// --- the model API's entry points (heddle/model.hpp, heddle/atomic.hpp) ---
+
+void wm_load(object_id x, std::memory_order order, void* value, std::size_t size, bool latest,
+             std::source_location loc) {
+  state().load(x, order, value, size, latest, loc);
+}
+bool wm_store(object_id x, std::memory_order order, const void* current, const void* value, std::size_t size,
+              std::source_location loc) {
+  return state().store(x, order, current, value, size, loc);
+}
+void wm_rmw(object_id x, std::memory_order order, const void* before, const void* after, std::size_t size,
+            bool wrote) {
+  state().rmw(x, order, before, after, size, wrote);
+}
+void wm_fence(std::memory_order order) { state().fence(order); }
+
+// Locks, futures, semaphores...: views travel with their happens-before edges.
+// Atomics announce their own edges through these hooks too (atomic_edges);
+// under rc11 their synchronization is the store histories', so they are skipped.
+void wm_acquire(object_id object) {
+  if (control.objects[object].kind != object_kind::atomic) state().acquire(object);
+}
+void wm_release(object_id object) {
+  if (control.objects[object].kind != object_kind::atomic) state().release(object);
+}
+void wm_spawned(operation_id child) { state().spawned(child); }
+void wm_joined(operation_id child) { state().joined(child); }
+
+}  // namespace heddle::detail

@@ -1,0 +1,93 @@
+// The rc11 memory model's state for one iteration: each atomic location's
+// stores in modification order, and each operation's views.
+//
+// An operational model in the style of ORC11 (Dang et al., POPL 2020) and
+// C11Tester: a load reads an existing store, so no value comes out of thin air
+// (RC11's po ∪ rf acyclicity holds by construction). A view maps each atomic
+// location to the newest store in its modification order (mo) that an operation
+// must not read behind (coherence). Each store keeps a message view: what an
+// acquirer learns by reading it (the storer's view for a release store or a
+// store after a release fence, the release sequence's for a read-modify-write).
+// seq_cst operations and fences meet in one global view, in the order the
+// engine runs them. Every choice (which store a load reads, where in mo a
+// store goes) is a recorded data choice of the engine, choice 0 being the
+// sequentially consistent one. docs/memory-model.md says what is modelled.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <source_location>
+#include <unordered_map>
+#include <vector>
+
+#include "heddle/model.hpp"
+
+namespace heddle::detail {
+
+class engine;
+
+// Spawn edge for the views: the running operation created `child` (model_api.cpp).
+void wm_spawned(operation_id child);
+
+class weak_memory {
+ public:
+  explicit weak_memory(engine& e) : engine_(e) {}
+  void clear();
+
+  // `value` holds the location's newest value in mo on entry (its initial
+  // value on first use) and the value read on return.
+  void load(object_id x, std::memory_order order, void* value, std::size_t size, bool latest,
+            const std::source_location& loc);
+  // True when the store is now the newest in mo (the caller writes it through).
+  bool store(object_id x, std::memory_order order, const void* current, const void* value, std::size_t size,
+             const std::source_location& loc);
+  // A read-modify-write read `before` (the newest store) and, when `wrote`, stored `after`.
+  void rmw(object_id x, std::memory_order order, const void* before, const void* after, std::size_t size, bool wrote);
+  void fence(std::memory_order order);
+  void acquire(object_id object);
+  void release(object_id object);
+  void spawned(operation_id child);
+  void joined(operation_id child);
+
+ private:
+  // A view: index = object id, value = index of a store in that location's
+  // `stores` (0, the initial store, when nothing newer is known).
+  using view = std::vector<std::uint32_t>;
+  struct store_record {
+    unsigned char value[16];
+    operation_id by = 0;  // 0: the location's value when the iteration first used it
+    bool read_by_rmw = false;  // a read-modify-write follows it immediately in mo
+    view message;
+  };
+  struct location {
+    bool live = false;
+    std::vector<store_record> stores;  // creation order
+    std::vector<std::uint32_t> order;  // mo: store indices
+    std::vector<std::uint32_t> position;  // position[store] = its index in `order`
+  };
+  struct op_state {
+    view current;
+    view pending_acquire;  // message views of stores read by non-acquire loads
+    view release_fence;    // the view at the last release fence
+    bool has_release_fence = false;
+    std::unordered_map<object_id, view> release_store;  // RC11 release sequence: po-later stores
+  };
+
+  location& at(object_id x, const void* current, std::size_t size);
+  op_state& op(operation_id id);
+  std::uint32_t position(object_id x, std::uint32_t store) const { return locations_[x].position[store]; }
+  void join(view& into, const view& from) const;
+  void raise(view& v, object_id x, std::uint32_t store) const;
+  std::uint32_t seen(const view& v, object_id x) const { return x < v.size() ? v[x] : 0; }
+  std::uint32_t insert(object_id x, std::size_t at_position, const void* value, std::size_t size, operation_id by);
+  view message_of_store(op_state& o, object_id x, bool release, std::uint32_t store);
+
+  engine& engine_;
+  std::vector<location> locations_;  // index = object id
+  std::vector<op_state> ops_;        // index = operation id
+  std::vector<view> released_;       // index = object id: views released to locks, futures...
+  view sc_;                          // seq_cst operations and fences meet here
+};
+
+}  // namespace heddle::detail
