@@ -161,6 +161,10 @@ result detail::explore_as_given(const options& opts, std::function<void()> body,
   if (!opts.replay.empty()) return replay(opts, body, id);
   // A bad spec is a usage error before anything runs, here as in workers.
   const std::unique_ptr<detail::strategy> probe = make_strategy(opts.strategy, {.fair_after = opts.fair_after});
+  // dpor's dependencies are those of interleavings: under rc11 it would prune
+  // reads-from choices it does not know and call the rest "verified".
+  if (opts.memory_model == memory_model::rc11 && probe->describe().find("dpor") != std::string::npos)
+    throw usage_error("dpor explores sequentially consistent interleavings only; use dfs for --memory-model rc11");
   const run_context run{opts, id, std::move(body), test_directory(opts, id)};
   if (opts.parallel == 0) return run_here(run);
   return run_workers(run);

@@ -361,6 +361,8 @@ PY
     expect_one_line_error "--format"
     run "$heddle" test "$buggy" --memory most
     expect_one_line_error "bad value 'most' for --memory: expected all, shared or none"
+    run "$heddle" test "$buggy" --memory-model tso
+    expect_one_line_error "bad value 'tso' for --memory-model: expected sc or rc11"
     run "$heddle" test "$buggy" --detect-races maybe
     expect_one_line_error "bad value 'maybe' for --detect-races"
     ;;

@@ -149,4 +149,15 @@ TEST(weak_bugs, an_rc11_bug_replays_from_its_trace) {
   EXPECT_FALSE(replayed.divergence);
 }
 
+// dpor does not know reads-from choices: it refuses rc11 rather than call a
+// partial exploration verified.
+TEST(weak_bugs, dpor_refuses_rc11) {
+  try {
+    (void)heddle::explore(quiet({.strategy = "dpor"}, rc11), [] {});
+    FAIL() << "dpor ran under rc11";
+  } catch (const heddle::usage_error& e) {
+    EXPECT_STREQ(e.what(), "dpor explores sequentially consistent interleavings only; use dfs for --memory-model rc11");
+  }
+}
+
 }  // namespace
