@@ -178,6 +178,7 @@ result detail::check_in_runner(const declaration& d, const heddle::options& runn
     std::optional<detail::judgement> j = exec.judge(exec.run(sc, replaying));
     if (j) report_failure(exec, d, std::move(sc), std::move(*j), index, res, true, where);
     else run_scenario(exec, d, std::move(sc), index, res, true, where);  // did not replay: search it again
+    if (res.failure) res.failure->iteration = found.bugs.front().first_iteration;
   }
   res.elapsed = std::chrono::steady_clock::now() - started;
   return res;

@@ -75,6 +75,7 @@ json record_of(const std::string& id, const lincheck::options& o, const result& 
     record["bug"] = {{"kind", r.failure->kind}, {"message", line}};
     record["report"] = r.failure->report;
     if (!r.failure->trace_file.empty()) record["trace_file"] = r.failure->trace_file;
+    if (r.failure->iteration) record["iteration"] = *r.failure->iteration;
   }
   return record;
 }

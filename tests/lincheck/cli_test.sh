@@ -99,6 +99,21 @@ PY
        "$(steps out2/lincheck_map.get_or_insert_in_two_steps/bug-1.json)" ]] || fail "--parallel 0 and 2 saved different traces"
     ;;
 
+  shards_merge_to_the_unsharded_failure)
+    # Three shards split the iteration indices; heddle merge keeps the shard
+    # whose failure came first: the unsharded run's failure, report and all.
+    run "$heddle" test "$buggy" --filter 'lincheck_map.*' --strategy random --seed 11 --json-out whole.json
+    expect_exit 1
+    for i in 0 1 2; do
+      run "$heddle" test "$buggy" --filter 'lincheck_map.*' --strategy random --seed 11 --shard $i/3 --json-out s$i.json
+      expect_exit 1
+    done
+    run "$heddle" merge s2.json s1.json s0.json --json-out merged.json  # not in index order
+    expect_exit 1
+    first() { json_field "$1" 'json.dumps([s["tests"][0]["iteration"], s["tests"][0]["report"].split("The trace of this run")[0]])'; }
+    [[ $(first merged.json) == "$(first whole.json)" ]] || fail "the merged shards reported another failure"
+    ;;
+
   fixed_twins_pass_with_the_given_scenarios)
     run "$heddle" test "$fixed" --strategy random --scenarios 7 --iterations 3 --seed 1 --format json
     expect_exit 0

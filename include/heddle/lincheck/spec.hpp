@@ -527,6 +527,9 @@ struct failure {
   std::size_t reductions_on_recorded_schedule = 0;  // of those, found by following the failing schedule
   std::string report;               // everything above plus the interleaving, as printed
   std::string trace_file;           // its trace for `heddle replay` (HEDDLE_LINCHECK_TEST with --out), if saved
+  // The runner's iteration it failed in, when the runner searched (heddle test):
+  // `heddle merge` keeps the shard whose failure came first.
+  std::optional<std::uint64_t> iteration;
 };
 
 struct result {
