@@ -671,6 +671,27 @@ std::uint64_t engine::choose(const choice& c, const std::source_location& where)
   }
   const decision_context ctx{enabled_, running_, outcome_.steps.size(), op_count_ - 1, user_state_hash_,
                              current_finished()};
+  if (c.rare && c.site == 0) [[unlikely]] {
+    choice sited = c;
+    sited.site = call_site(where, c.object);
+    return decide_value(ctx, sited, where);
+  }
+  return decide_value(ctx, c, where);
+}
+
+std::uint64_t engine::call_site(const std::source_location& where, object_id object) const noexcept {
+  // The source location's strings live in the binary, the same in every
+  // process forked from it, so their addresses identify the site cheaply. An
+  // instrumented program's call has only a code address (the running
+  // operation's pc, which libheddle-rt sets at the call); that may lie in a
+  // library (libstdc++'s condition_variable::wait), so the object is mixed in.
+  if (where.line() != 0)
+    return (reinterpret_cast<std::uintptr_t>(where.file_name()) * 0x9e3779b97f4a7c15ull) ^
+           (std::uint64_t{where.line()} << 20 | where.column());
+  return (ops_[running_].pc * 0x9e3779b97f4a7c15ull) ^ (std::uint64_t{object} << 1 | 1);
+}
+
+std::uint64_t engine::decide_value(const decision_context& ctx, const choice& c, const std::source_location& where) {
   const std::uint64_t value = strategy_->next_value(ctx, c);
   if (value >= c.bound) {
     outcome_.stopped = value != strategy::stop

@@ -162,6 +162,9 @@ class engine {
   void sleep_until(virtual_time t, const std::source_location& where);
 
   std::uint64_t choose(const choice& c, const std::source_location& where);
+  // The code address of the call the running operation is in, for a choice
+  // made next without a source location (libheddle-rt's pthread_cond_wait).
+  void set_call_pc(std::uintptr_t pc) noexcept { ops_[running_].pc = pc; }
 
   // The test's own summary of its current state (heddle::state_hash).
   void set_state_hash(std::uint64_t value) noexcept {
@@ -258,6 +261,9 @@ class engine {
   [[gnu::noinline]] void unwind_after_resume();
   [[noreturn]] void throw_abort();
   void end_iteration_from_running();
+  // choose()'s identity of the site of a rare choice (choice::site).
+  std::uint64_t call_site(const std::source_location& where, object_id object) const noexcept;
+  std::uint64_t decide_value(const decision_context& ctx, const choice& c, const std::source_location& where);
   void unwind_all();
   void reset();
 

@@ -52,6 +52,10 @@ struct choice {
   bool rare = false;  // a spurious event: random strategies take value 1 seldom
   point_kind point = point_kind::choose;
   object_id object = 0;
+  // Where the choice is made (a hash of the call site's source location or
+  // code address; 0 when unknown), so that systematic strategies can explore a
+  // rare event once per site and schedule instead of at every pass of a loop.
+  std::uint64_t site = 0;
 };
 
 struct iteration_summary {
@@ -105,6 +109,12 @@ class strategy {
   // does not replay deterministically), which ends the run.
   virtual std::uint64_t schedules_explored() const { return 0; }
   virtual std::string search_error() const { return {}; }
+  // Systematic strategies: rare choices (spurious wake-ups and
+  // compare-exchange failures) left at their usual value without exploring
+  // the other, because the same site already took a spurious one earlier in
+  // that schedule. Non-zero means the verdict covers spurious events once per
+  // site, not every combination.
+  virtual std::uint64_t bounded_choices() const { return 0; }
 };
 
 // The window of the strategies that learn (pct, pctt, db: the step count;

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "backends/real.hpp"
+#include "engine/engine.hpp"
 #include "heddle/condition_variable.hpp"
 #include "rt/pthread_runtime.hpp"
 
@@ -38,13 +39,16 @@ cond_model& model_of(const void* c) {
   return conds().emplace(c);
 }
 
-int wait(pthread_cond_t* c, pthread_mutex_t* m, std::optional<virtual_time> deadline) {
+// `caller`: the code address pthread_cond_*wait returns to, the site of its
+// spurious wake-up choice (systematic strategies explore one per site).
+int wait(pthread_cond_t* c, pthread_mutex_t* m, std::optional<virtual_time> deadline, std::uintptr_t caller) {
   cancellation_point();
   cond_model& cv = model_of(c);
   if (!unwinding() && !mutex_held_by_caller(m))
     report_misuse("pthread_cond_wait with a mutex the caller (" + describe(current_operation()) +
                   ") does not hold (POSIX requires the waiter to lock it)");
   const auto loc = std::source_location{};
+  if (detail::engine* e = detail::engine::current(); e != nullptr && e->running() != 0) e->set_call_pc(caller);
   const bool spurious = cv.state.spurious_wakeup(loc);
   thread_record& me = self();
   // A cancel that comes at the unlock's scheduling point finds the waiter
@@ -96,20 +100,22 @@ HEDDLE_RT_DEFINE(int, pthread_cond_destroy, (pthread_cond_t * c)) {
 
 HEDDLE_RT_DEFINE(int, pthread_cond_wait, (pthread_cond_t * c, pthread_mutex_t* m)) {
   if (!controlled()) return HEDDLE_REAL_COND(pthread_cond_wait)(c, m);
-  return heddle::rt::wait(c, m, std::nullopt);
+  return heddle::rt::wait(c, m, std::nullopt, reinterpret_cast<std::uintptr_t>(__builtin_return_address(0)));
 }
 
 HEDDLE_RT_DEFINE(int, pthread_cond_timedwait, (pthread_cond_t * c, pthread_mutex_t* m, const struct timespec* abstime)) {
   if (!controlled()) return HEDDLE_REAL_COND(pthread_cond_timedwait)(c, m, abstime);
   if (heddle::rt::invalid(*abstime)) return EINVAL;
-  return heddle::rt::wait(c, m, heddle::rt::deadline_at(heddle::rt::model_of(c).clock, *abstime));
+  return heddle::rt::wait(c, m, heddle::rt::deadline_at(heddle::rt::model_of(c).clock, *abstime),
+                         reinterpret_cast<std::uintptr_t>(__builtin_return_address(0)));
 }
 
 HEDDLE_RT_DEFINE(int, pthread_cond_clockwait,
                  (pthread_cond_t * c, pthread_mutex_t* m, clockid_t clock, const struct timespec* abstime)) {
   if (!controlled()) return HEDDLE_REAL(pthread_cond_clockwait)(c, m, clock, abstime);
   if (heddle::rt::invalid(*abstime)) return EINVAL;
-  return heddle::rt::wait(c, m, heddle::rt::deadline_at(clock, *abstime));
+  return heddle::rt::wait(c, m, heddle::rt::deadline_at(clock, *abstime),
+                         reinterpret_cast<std::uintptr_t>(__builtin_return_address(0)));
 }
 
 HEDDLE_RT_DEFINE(int, pthread_cond_signal, (pthread_cond_t * c)) {

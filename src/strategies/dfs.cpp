@@ -9,8 +9,10 @@
 // with an untried alternative moves to it and everything below is dropped.
 // The search is exhausted when the stack empties; explore() then stops with
 // stats.exhausted set. Every iteration is one complete schedule. A data choice
-// is a decision like any other: every value in [0, bound) is tried, rare
-// (spurious) events included.
+// is a decision like any other: every value in [0, bound) is tried, except
+// that a rare (spurious) event is explored once per call site in each schedule
+// (spurious_sites.hpp), so that retry loops and wait loops do not make the
+// search endless.
 //
 // `dfs:pb=K` bounds preemptions (Musuvathi and Qadeer, "Iterative Context
 // Bounding for Systematic Testing of Multithreaded Programs", PLDI 2007): a
@@ -29,6 +31,7 @@
 // step, which ends the run.
 #include <fmt/format.h>
 
+#include "strategies/spurious_sites.hpp"
 #include "strategies/strategies.hpp"
 
 namespace heddle::detail {
@@ -70,6 +73,7 @@ class dfs_strategy final : public strategy {
   void begin_iteration(std::uint64_t, std::uint64_t) override {
     depth_ = 0;
     stopped_ = false;
+    sites_.begin_iteration();
   }
 
   std::size_t next_operation(const decision_context& ctx) override {
@@ -108,18 +112,22 @@ class dfs_strategy final : public strategy {
   }
 
   std::uint64_t next_value(const decision_context& ctx, const choice& c) override {
+    const std::uint64_t bound = sites_.bound(c);
     if (depth_ < stack_.size()) {
       const decision& d = stack_[depth_];
-      if (!d.data || d.count != c.bound)
+      if (!d.data || d.fingerprint != c.bound || d.count != bound)
         return diverge(fmt::format("step {}: replaying the search prefix, the program makes {} where it made {} "
                                    "when this prefix was first run",
                                    ctx.step, fmt::format("a data choice below {}", c.bound),
-                                   d.data ? fmt::format("a data choice below {}", d.count) : "a scheduling decision"));
+                                   d.data ? fmt::format("a data choice below {}", d.fingerprint) : "a scheduling decision"));
       ++depth_;
+      sites_.taken(c, d.chosen, false);
       return d.chosen;
     }
-    stack_.push_back({c.bound, c.bound, 0, true, false});
+    // A data choice's fingerprint is its bound; `count` what is explored of it.
+    stack_.push_back({c.bound, bound, 0, true, false});
     ++depth_;
+    sites_.taken(c, 0, bound < c.bound);
     return 0;
   }
 
@@ -144,6 +152,7 @@ class dfs_strategy final : public strategy {
   std::string stop_reason() const override { return stopped_ ? error_ : std::string{}; }
   std::string search_error() const override { return error_; }
   std::uint64_t schedules_explored() const override { return schedules_; }
+  std::uint64_t bounded_choices() const override { return sites_.bounded_choices(); }
 
  private:
   std::uint64_t diverge(std::string why) {
@@ -189,6 +198,7 @@ class dfs_strategy final : public strategy {
   std::size_t next_root_ = 0;
   std::vector<std::vector<decision>> next_phase_;  // roots with one more preemption
   std::uint64_t schedules_ = 0;
+  spurious_sites sites_;
   bool exhausted_ = false;
   bool stopped_ = false;
   std::string error_;

@@ -9,7 +9,10 @@
 // the iteration over the whole step sequence with vector clocks. Sleep sets
 // make two explored complete schedules never equivalent; an iteration in which
 // every enabled operation sleeps is stopped ("sleep-set blocked") and not
-// counted in schedules_explored(). Data choices branch on every value.
+// counted in schedules_explored(). Data choices branch on every value, except
+// that a rare (spurious) event is explored once per call site in each schedule
+// (spurious_sites.hpp), so that retry loops and wait loops do not make the
+// search endless.
 //
 // Steps and dependence. A step is what an operation does from its pending point
 // to its next one. Two steps of different operations are dependent when:
@@ -48,6 +51,7 @@
 
 #include <fmt/format.h>
 
+#include "strategies/spurious_sites.hpp"
 #include "strategies/strategies.hpp"
 
 namespace heddle::detail {
@@ -113,7 +117,8 @@ struct step_event {
 
 struct decision {
   bool data = false;
-  std::uint64_t bound = 0;  // data choice
+  std::uint64_t offered = 0;  // data choice: its bound
+  std::uint64_t bound = 0;    // the values explored, [0, bound): 1 for a rare choice bounded by its site
   std::uint64_t value = 0;
   std::vector<pending_operation> enabled;  // schedule decision, as offered
   std::vector<footprint> sleep;             // the sleep set on entry
@@ -141,6 +146,7 @@ class dpor_strategy final : public strategy {
     creator_.assign(1, no_step);
     last_schedule_ = no_step;
     outcome_known_ = true;
+    sites_.begin_iteration();
   }
 
   std::size_t next_operation(const decision_context& ctx) override {
@@ -172,21 +178,25 @@ class dpor_strategy final : public strategy {
   }
 
   std::uint64_t next_value(const decision_context& ctx, const choice& c) override {
+    const std::uint64_t bound = sites_.bound(c);
     if (depth_ < stack_.size()) {
       const decision& d = stack_[depth_];
-      if (!d.data || d.bound != c.bound)
+      if (!d.data || d.offered != c.bound || d.bound != bound)
         return diverge(fmt::format("step {}: replaying the search prefix, the program makes a data choice below "
                                    "{} where it made {}",
                                    ctx.step, c.bound,
-                                   d.data ? fmt::format("one below {}", d.bound) : "a scheduling decision"));
+                                   d.data ? fmt::format("one below {}", d.offered) : "a scheduling decision"));
       ++depth_;
+      sites_.taken(c, d.value, false);
       return d.value;
     }
     decision d;
     d.data = true;
-    d.bound = c.bound;
+    d.offered = c.bound;
+    d.bound = bound;
     stack_.push_back(std::move(d));
     ++depth_;
+    sites_.taken(c, 0, bound < c.bound);
     return 0;
   }
 
@@ -215,6 +225,7 @@ class dpor_strategy final : public strategy {
   std::string stop_reason() const override { return error_.empty() ? stop_ : error_; }
   std::string search_error() const override { return error_; }
   std::uint64_t schedules_explored() const override { return schedules_; }
+  std::uint64_t bounded_choices() const override { return sites_.bounded_choices(); }
 
  private:
   static bool same_offer(const std::vector<pending_operation>& a, std::span<const pending_operation> b) {
@@ -356,6 +367,7 @@ class dpor_strategy final : public strategy {
   std::vector<std::uint32_t> clocks_;   // vector clocks, width_ per step
   std::size_t width_ = 0;
   std::uint64_t schedules_ = 0;
+  spurious_sites sites_;
   bool exhausted_ = false;
   std::string stop_;
   std::string error_;
