@@ -69,11 +69,17 @@ inline void atomic_edges(point_kind kind, const resource& r, std::memory_order o
   if (kind != point_kind::read && releases) hb_release(r);
 }
 
+// Tells the engine that the running iteration used a memory order weaker than
+// seq_cst; under memory_model::sc, which runs it as seq_cst, its verdict then
+// covers sequentially consistent interleavings only (model_api.cpp).
+void note_weak_order() noexcept;
+
 // The scheduling point before an atomic operation, then its edges; outside
 // control only an inline load of the control block, so the std path stays cheap.
 inline void atomic_point(point_kind kind, const resource& r, const std::source_location& loc,
                          std::memory_order order = std::memory_order_seq_cst) {
   if (!in_control()) return;
+  if (order != std::memory_order_seq_cst) [[unlikely]] note_weak_order();
   scheduling_point(kind, r, loc);
   atomic_edges(kind, r, order);
 }
@@ -156,6 +162,7 @@ class atomic {
   bool compare_exchange_strong(T& expected, T desired, std::memory_order success, std::memory_order failure,
                                loc_t loc = loc_t::current()) {
     detail::atomic_point(point_kind::rmw, resource_, loc, success);
+    if (failure != seq) detail::note_weak_order();
     return weak_cas(value_.compare_exchange_strong(expected, desired, success, failure), expected, success, failure);
   }
   bool compare_exchange_weak(T& expected, T desired, std::memory_order order = seq, loc_t loc = loc_t::current()) {
@@ -169,6 +176,7 @@ class atomic {
                              loc_t loc = loc_t::current()) {
     if (!in_control()) return value_.compare_exchange_weak(expected, desired, success, failure);
     detail::atomic_point(point_kind::rmw, resource_, loc, success);
+    if (failure != seq) detail::note_weak_order();
     if (spurious_failure(expected, loc, failure)) return false;
     return weak_cas(value_.compare_exchange_strong(expected, desired, success, failure), expected, success, failure);
   }

@@ -36,6 +36,14 @@ struct statistics {
   std::chrono::nanoseconds elapsed{0};
   bool exhausted = false;  // the strategy explored its whole space
   std::uint64_t schedules = 0;  // complete schedules a systematic strategy (dfs, dpor) explored
+  // Iterations that used an atomic memory order weaker than seq_cst. heddle
+  // runs every atomic as seq_cst, so those were checked on sequentially
+  // consistent interleavings only, not on the reorderings weaker orders allow.
+  std::uint64_t weak_order_iterations = 0;
+  // Spurious wake-ups and compare-exchange failures an exhaustive strategy
+  // did not explore because the same call site had one in that schedule.
+  std::uint64_t bounded_choices = 0;
+  std::uint64_t max_steps = 0;  // the run's max_steps, which cut max_steps_hits iterations
   // Different decision sequences among the iterations, and different values of
   // heddle::state_hash at the end of an iteration (0 when the test never calls it).
   std::uint64_t distinct_schedules = 0;
@@ -52,6 +60,10 @@ struct statistics {
   std::uint64_t workers_replaced = 0;  // after a crash, a hang or an outside kill
   double iterations_per_second() const;
   double mean_steps() const;
+  // What a run without a bug did not check, one sentence each: iterations cut
+  // at max_steps, weaker memory orders run as seq_cst, spurious events bounded
+  // per site. Empty when the verdict needs no qualification.
+  std::vector<std::string> caveats() const;
 };
 
 // One iteration as statistics see it (kept in result::iterations with
@@ -65,6 +77,7 @@ struct iteration_record {
   bool has_end_state = false;
   bool hit_max_steps = false;
   bool bug = false;
+  bool weak_order = false;  // an atomic named an order weaker than seq_cst
 };
 
 // The bugs of one signature (kind + source location + message) in a run.
@@ -97,6 +110,10 @@ struct result {
   // trace recorded (a source of nondeterminism the test does not control).
   std::optional<std::string> divergence;
   explicit operator bool() const noexcept { return !bug && !divergence; }
+  // One line: "passed: explored all 21 schedules (verified)", "passed 35
+  // iterations, all cut at --max-steps 20000: ...", "bug: ...". A pass names
+  // what it did not cover (statistics::caveats).
+  std::string verdict() const;
 };
 
 // The identity of the running test, used in trace headers and output paths.

@@ -105,6 +105,10 @@ struct iteration_outcome {
   // those that wait to join (unless all do): its root cause (runner/bug_groups.hpp).
   std::vector<source_position> blocked_at;
   bool hit_max_steps = false;
+  // An atomic operation or fence named a memory order weaker than seq_cst;
+  // heddle ran it as seq_cst, so the iteration covered only sequentially
+  // consistent behaviour of it.
+  bool weak_order = false;
   std::optional<std::string> stopped;  // the strategy stopped the iteration (reason)
   std::uint64_t max_enabled = 0;
   // The test's last heddle::state_hash of the iteration, if it called it.
@@ -165,6 +169,8 @@ class engine {
   // The code address of the call the running operation is in, for a choice
   // made next without a source location (libheddle-rt's pthread_cond_wait).
   void set_call_pc(std::uintptr_t pc) noexcept { ops_[running_].pc = pc; }
+  // An atomic operation with an order weaker than seq_cst ran (iteration_outcome::weak_order).
+  void note_weak_order() noexcept { outcome_.weak_order = true; }
 
   // The test's own summary of its current state (heddle::state_hash).
   void set_state_hash(std::uint64_t value) noexcept {

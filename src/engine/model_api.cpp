@@ -6,6 +6,7 @@
 
 #include "engine/engine.hpp"
 #include "engine/weak_memory.hpp"
+#include "heddle/atomic.hpp"
 #include "heddle/explore.hpp"
 #include "heddle/model.hpp"
 
@@ -131,6 +132,14 @@ bool choose_rare(point_kind kind, const resource& object, std::source_location l
 
 void state_hash(std::uint64_t value) noexcept {
   if (engine* e = controlling()) e->set_state_hash(value);
+}
+
+// Under rc11 heddle::atomic explores what weaker orders allow (weak_memory.cpp),
+// so only an sc run narrows its verdict here; push-button atomics
+// (rt/tsan_runtime.cpp) run as seq_cst under either model and note it there.
+void detail::note_weak_order() noexcept {
+  engine* e = engine::current();
+  if (e != nullptr && e->running() != 0 && e->config().memory_model == heddle::memory_model::sc) e->note_weak_order();
 }
 
 bool spurious_wakeups_enabled() noexcept {

@@ -244,6 +244,7 @@ class logging_strategy final : public detail::strategy {
   mirror(ch, e, true);
   const detail::iteration_outcome& o = e.in_flight();
   ch.hit_max_steps = o.hit_max_steps;
+  ch.weak_order = o.weak_order;
   if (o.stopped) copy_text(ch.stopped, o.stopped->c_str());
   if (o.found) {
     const bug& b = *o.found;

@@ -273,7 +273,17 @@ void atomic_point(point_kind kind, std::uintptr_t address, std::uintptr_t pc) {
   engine::current()->point(kind, r.id(), std::source_location{}, pc);
 }
 
+// Runs the operation as seq_cst whatever its order; a weaker one is noted,
+// so the verdict says it covered sequentially consistent interleavings only.
+namespace {
+void note_order(tsan_order order) {
+  if (order == tsan_order::seq_cst) return;
+  if (engine* e = engine::current(); e != nullptr && e->running() != 0) e->note_weak_order();
+}
+}  // namespace
+
 void atomic_edges(point_kind kind, std::uintptr_t address, std::uint32_t size, tsan_order order, std::uintptr_t pc) {
+  note_order(order);
   if (!hooks_active()) return;
   const bool acquires = order != tsan_order::relaxed && order != tsan_order::release;
   const bool releases = order == tsan_order::release || order == tsan_order::acq_rel || order == tsan_order::seq_cst;
@@ -302,6 +312,7 @@ bool spurious_cas_failure(std::uintptr_t address) {
 }
 
 void fence(tsan_order order, std::uintptr_t pc) {
+  note_order(order);
   engine::current()->point(point_kind::fence, 0, std::source_location{}, pc);
   if (!hooks_active()) return;
   const bool acquires = order != tsan_order::relaxed && order != tsan_order::release;

@@ -41,6 +41,7 @@ using namespace detail;
 result replay(options opts, const std::function<void()>& body, const test_identity& id) {
   // The trace's options, not the caller's, decide how the iteration runs.
   trace recorded = load_replay(opts, id.test);
+  const trace_header header_recorded = recorded.header;
   // The backend it was recorded on, unless code, HEDDLE_BACKEND or
   // --heddle_backend asks for the other one: a trace replays on either.
   if (!backend_requested(opts)) opts.backend = recorded.header.backend;
@@ -71,10 +72,8 @@ result replay(options opts, const std::function<void()>& body, const test_identi
                                  outcome.found ? std::string(to_string(outcome.found->kind)) + " bug" : "no bug");
   }
   if (res.divergence)
-    res.divergence = fmt::format("replay diverged: {}. Likely cause: the test depends on something heddle does not "
-                                 "control (real time, addresses, unseeded randomness, or state left over from an "
-                                 "earlier iteration)",
-                                 *res.divergence);
+    res.divergence = fmt::format("replay diverged: {}. Likely cause: {}", *res.divergence,
+                                 divergence_cause(header_recorded, id.program));
   if (outcome.found) {
     bug_group g;
     g.bug = *outcome.found;
@@ -146,6 +145,8 @@ result run_here(const run_context& run) {
   res.stats = stats.finish(std::chrono::steady_clock::now() - started);
   res.stats.exhausted = exhausted;
   res.stats.schedules = runner.chosen().schedules_explored();
+  res.stats.bounded_choices = runner.chosen().bounded_choices();
+  res.stats.max_steps = opts.max_steps;
   bugs.into(res);
   if (res.divergence && opts.print_report) std::fprintf(stderr, "heddle: %s\n", res.divergence->c_str());
   return res;

@@ -5,6 +5,7 @@
 // recording ran under whatever the caller set.
 #pragma once
 
+#include <string>
 #include <string_view>
 
 #include "heddle/options.hpp"
@@ -17,5 +18,11 @@ namespace heddle::detail {
 // detect_races from its header. Throws usage_error naming the problem (an
 // unreadable or malformed trace, a trace of another test).
 trace load_replay(options& opts, std::string_view test);
+
+// The "Likely cause" of a replay that diverged from `recorded` while running
+// `program` (empty when unknown): the trace may not match the binary (another
+// program's, another heddle's, or edited), or the program depends on
+// something heddle does not control. One sentence, for the divergence message.
+std::string divergence_cause(const trace_header& recorded, std::string_view program);
 
 }  // namespace heddle::detail

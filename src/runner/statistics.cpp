@@ -134,6 +134,7 @@ iteration_record make_record(std::uint64_t index, const iteration_outcome& outco
   r.max_enabled = static_cast<std::uint32_t>(outcome.max_enabled);
   r.hit_max_steps = outcome.hit_max_steps;
   r.bug = outcome.found.has_value();
+  r.weak_order = outcome.weak_order;
   return r;
 }
 
@@ -150,6 +151,7 @@ void statistics_accumulator::add(const iteration_record& r) {
   stats_.max_enabled = std::max<std::uint64_t>(stats_.max_enabled, r.max_enabled);
   stats_.max_steps_hits += r.hit_max_steps ? 1 : 0;
   stats_.buggy_iterations += r.bug ? 1 : 0;
+  stats_.weak_order_iterations += r.weak_order ? 1 : 0;
   pending_.push_back({r.schedule_hash, r.end_state, r.has_end_state});
   if (pending_.size() == batch) keep_pending();
 }
@@ -187,6 +189,9 @@ void merge(statistics& a, const statistics& b) {
   a.steps_total += b.steps_total;
   a.max_steps_hits += b.max_steps_hits;
   a.buggy_iterations += b.buggy_iterations;
+  a.weak_order_iterations += b.weak_order_iterations;
+  a.bounded_choices += b.bounded_choices;
+  a.max_steps = std::max(a.max_steps, b.max_steps);
   a.max_enabled = std::max(a.max_enabled, b.max_enabled);
   // Shards run at the same time: the merged run took as long as the slowest.
   a.elapsed = std::max(a.elapsed, b.elapsed);

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "runner/statistics.hpp"
+#include "runner/verdict.hpp"
 
 namespace heddle::detail {
 namespace {
@@ -55,6 +56,9 @@ json stats_to_json(const statistics& s) {
           {"distinct_end_states", s.distinct_end_states},
           {"exhausted", s.exhausted},
           {"schedules", s.schedules},
+          {"weak_order_iterations", s.weak_order_iterations},
+          {"bounded_choices", s.bounded_choices},
+          {"max_steps", s.max_steps},
           {"workers", s.workers},
           {"workers_replaced", s.workers_replaced},
           {"schedule_hashes", hex_all(s.schedule_hashes)},
@@ -75,6 +79,9 @@ statistics stats_from_json(const json& j) {
   s.distinct_end_states = j.value("distinct_end_states", std::uint64_t{0});
   s.exhausted = j.value("exhausted", false);
   s.schedules = j.value("schedules", std::uint64_t{0});
+  s.weak_order_iterations = j.value("weak_order_iterations", std::uint64_t{0});
+  s.bounded_choices = j.value("bounded_choices", std::uint64_t{0});
+  s.max_steps = j.value("max_steps", std::uint64_t{0});
   s.workers = j.value("workers", 0u);
   s.workers_replaced = j.value("workers_replaced", std::uint64_t{0});
   if (const auto h = j.find("schedule_hashes"); h != j.end()) s.schedule_hashes = unhex_all(*h);
@@ -106,7 +113,9 @@ json test_record(const std::string& test, const options& o, const result& r) {
                  {"status", status_of(r)},
                  {"stats", stats_to_json(r.stats)},
                  {"shard", {{"index", o.shard_index}, {"count", o.shard_count}}},
-                 {"interrupted", r.interrupted}};
+                 {"interrupted", r.interrupted},
+                 {"verdict", r.verdict()},
+                 {"caveats", r.stats.caveats()}};
   json groups = json::array();
   for (const bug_group& g : r.bugs) groups.push_back(bug_group_to_json(g));
   record["bugs"] = std::move(groups);
@@ -156,6 +165,8 @@ json merge_summaries(const std::vector<json>& summaries, const std::vector<std::
       statistics total = stats_from_json(m.value("stats", json::object()));
       merge(total, stats_from_json(t.value("stats", json::object())));
       m["stats"] = stats_to_json(total);
+      m["caveats"] = total.caveats();
+      if (m.value("status", "") == "passed") m["verdict"] = pass_verdict(total);
       // Bugs: one group per signature; counts add up; the earliest iteration's traces win.
       json groups = m.value("bugs", json::array());
       for (const json& g : t.value("bugs", json::array())) {
@@ -178,7 +189,7 @@ json merge_summaries(const std::vector<json>& summaries, const std::vector<std::
                            m.contains("iteration") &&
                            t.value("iteration", std::uint64_t{0}) < m.value("iteration", std::uint64_t{0});
       if (pos(t.value("status", "")) > pos(m.value("status", "")) || earlier) {
-        for (const char* field : {"status", "bug", "trace_file", "replay", "iteration", "report", "message"})
+        for (const char* field : {"status", "verdict", "bug", "trace_file", "replay", "iteration", "report", "message"})
           if (t.contains(field)) m[field] = t[field];
       }
       if (t.contains("iterations")) {

@@ -204,6 +204,7 @@ class parent {
   result res_;
   std::optional<progress_line> progress_;
   std::uint64_t schedules_ = 0;
+  std::uint64_t bounded_choices_ = 0;  // likewise, from the systematic strategy's worker
   std::string error_;
 };
 
@@ -341,7 +342,9 @@ void parent::work(worker& w, const assignment& assigned, int to_parent) {
         break;
       }
     }
-    send({{"t", "done"}, {"schedules", runner.chosen().schedules_explored()}});
+    send({{"t", "done"},
+          {"schedules", runner.chosen().schedules_explored()},
+          {"bounded_choices", runner.chosen().bounded_choices()}});
   } catch (const std::exception& e) {
     send({{"t", "error"}, {"message", e.what()}});
   }
@@ -370,6 +373,7 @@ void parent::handle(const json& m, worker& w) {
     stop();
   } else if (type == "done") {
     schedules_ += m.value("schedules", std::uint64_t{0});
+    bounded_choices_ += m.value("bounded_choices", std::uint64_t{0});
   } else if (type == "error") {
     if (error_.empty()) error_ = m.value("message", "a worker failed");
     stop();
@@ -665,6 +669,8 @@ result parent::run() {
   res_.stats.workers = workers;
   res_.stats.workers_replaced = replaced;
   res_.stats.schedules = schedules_;
+  res_.stats.bounded_choices = bounded_choices_;
+  res_.stats.max_steps = opts_.max_steps;
   std::sort(res_.iterations.begin(), res_.iterations.end(),
             [](const iteration_record& a, const iteration_record& b) { return a.index < b.index; });
   bugs_.into(res_);

@@ -2,9 +2,11 @@
 # End-to-end tests of the `heddle` CLI, one behaviour per invocation:
 #
 #   cli_test.sh CASE HEDDLE BANK_ACCOUNT BANK_ACCOUNT_FIXED CRASH_EXAMPLE WORK_DIR PLAIN_DIR HANG_EXAMPLE
+#               VERDICT_EXAMPLE PLAIN_GTEST INSTRUMENTED_PROGRAM
 #
 # PLAIN_DIR holds plain_abba_deadlock, plain_hang_in_read and their _fixed
-# twins: tests/pushbutton programs built without heddle's wrappers.
+# twins (tests/pushbutton programs) and plain_many_steps, built without
+# heddle's wrappers.
 #
 # Each case runs the built tool in a fresh WORK_DIR and checks exit codes and
 # output text (bug kind, message, replay command, one-line errors) with the
@@ -12,7 +14,8 @@
 set -u
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/check.sh"
 
-case_name=$1 heddle=$2 buggy=$3 fixed=$4 crashing=$5 work=$6 plain_dir=$7 hanging=$8
+script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+case_name=$1 heddle=$2 buggy=$3 fixed=$4 crashing=$5 work=$6 plain_dir=$7 hanging=$8 verdicts=${9:-} plain_gtest=${10:-} instrumented=${11:-}
 plain=$plain_dir/plain_abba_deadlock
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 
@@ -25,6 +28,104 @@ find_bank_account_bug() {
 }
 
 case $case_name in
+  readme_flag_table_matches_what_each_command_takes)
+    # Every flag of README.md's table is accepted by every command its
+    # "taken by" column names (each command's --help lists its flags).
+    readme="$script_dir/../../README.md"
+    rows=$(grep -E '^\| `--[a-z-]+' "$readme") || fail "no flag table in README.md"
+    while IFS= read -r row; do
+      flag=$(sed -E 's/^\| `(--[a-z-]+).*/\1/' <<<"$row")
+      commands=$(awk -F' \\| ' '{print $NF}' <<<"$row" | tr -d '`|,')
+      [[ -n $commands ]] || fail "README.md's row for $flag names no command"
+      for command in $commands; do
+        run "$heddle" "$command" --help
+        [[ $out == *"$flag"* ]] || fail "README.md says heddle $command takes $flag, but its --help does not list it"
+      done
+    done <<<"$rows"
+    ;;
+
+  test_refuses_a_binary_without_heddle_tests_without_running_it)
+    run "$heddle" test "$plain_gtest"
+    expect_one_line_error "is not a heddle test binary (it does not link heddle::main, so it was not run"
+    [[ ! -e plain_gtest_ran ]] || fail "heddle test ran the plain GoogleTest binary's suite"
+    run "$heddle" list "$plain_gtest"
+    expect_one_line_error "is not a heddle test binary"
+    [[ ! -e plain_gtest_ran ]] || fail "heddle list ran the plain GoogleTest binary's suite"
+    # Built with heddle-cc/heddle-c++ but no HEDDLE_TEST: heddle run is the way.
+    run "$heddle" test "$instrumented"
+    expect_one_line_error "is built with heddle-cc/heddle-c++ but has no HEDDLE_TEST: run the program itself with \`heddle run -- "
+    ;;
+
+  dpor_verdict_names_its_scope_for_relaxed_atomics)
+    # Relaxed double-checked locking passes under sequential consistency only:
+    # the verdict must not say plain "verified".
+    run "$heddle" test "$verdicts" --filter 'verdict.relaxed*' --strategy dpor --parallel 0
+    expect_exit 0
+    expect_stdout "verdict.relaxed_double_checked_locking  passed: explored all"
+    expect_stdout "verified for sequentially consistent interleavings only"
+    expect_stdout "not checked: all "
+    expect_stdout "weaker than seq_cst"
+    [[ $out != *"(verified)"* ]] || fail "a relaxed test was called plainly verified"
+    run "$heddle" test "$verdicts" --filter 'verdict.relaxed*' --strategy dpor --parallel 0 --format json
+    expect_exit 0
+    python3 - "$out" <<'PY' || fail "the JSON summary does not carry the scope"
+import json, sys
+t = json.loads(sys.argv[1])["tests"][0]
+assert t["stats"]["weak_order_iterations"] == t["stats"]["iterations"] > 0, t["stats"]
+assert "sequentially consistent interleavings only" in t["verdict"], t["verdict"]
+assert any("weaker than seq_cst" in c for c in t["caveats"]), t["caveats"]
+PY
+    # The seq_cst twin is verified without qualification.
+    run "$heddle" test "$verdicts" --filter 'verdict.seq_cst*' --strategy dpor --parallel 0
+    expect_exit 0
+    expect_stdout "(verified)"
+    [[ $out != *"not checked"* ]] || fail "a seq_cst test got a caveat"
+    ;;
+
+  iterations_cut_at_max_steps_are_never_a_plain_pass)
+    run "$heddle" test "$verdicts" --filter 'verdict.long*' --iterations 7 --max-steps 300 --strategy random
+    expect_exit 0
+    expect_stdout "verdict.long_running  passed 7 iterations, all cut at --max-steps 300: nothing after step 300 was checked"
+    expect_stdout "raise it (--max-steps 3000)"
+    expect_stdout "heddle: no bug found, but 1 test was cut at --max-steps"
+    [[ $out != *"passed: no bug"* ]] || fail "a cut run reads as a plain pass"
+    run "$heddle" test "$verdicts" --filter 'verdict.long*' --iterations 7 --max-steps 300 --strategy random --format json
+    expect_exit 0
+    python3 - "$out" <<'PY' || fail "the JSON summary does not count the cut iterations"
+import json, sys
+t = json.loads(sys.argv[1])["tests"][0]
+assert t["stats"]["max_steps_hits"] == 7 and t["stats"]["max_steps"] == 300, t["stats"]
+assert t["verdict"].startswith("passed 7 iterations, all cut at --max-steps 300"), t["verdict"]
+PY
+    # Asked to, a cut iteration is a bug.
+    run "$heddle" test "$verdicts" --filter 'verdict.long*' --iterations 7 --max-steps 300 --strategy random --fail-on-max-steps
+    expect_exit 1
+    expect_stdout "livelock"
+    # With room enough, a plain pass.
+    run "$heddle" test "$verdicts" --filter 'verdict.long*' --iterations 7 --strategy random
+    expect_exit 0
+    expect_stdout "verdict.long_running  passed: no bug in 7 iterations"
+    ;;
+
+  run_says_its_iterations_were_cut_at_max_steps)
+    run "$heddle" run --iterations 3 --max-steps 100 -- "$plain_dir/plain_many_steps"
+    expect_exit 0
+    expect_stderr "heddle: passed 3 iterations, all cut at --max-steps 100: nothing after step 100 was checked"
+    expect_stderr "not checked: all 3 iterations ended at --max-steps 100"
+    [[ $err != *"no bug found"* ]] || fail "a cut run reads as a plain pass"
+    run "$heddle" run --iterations 3 --max-steps 100 --format json -- "$plain_dir/plain_many_steps"
+    expect_exit 0
+    python3 - "$out" <<'PY' || fail "heddle run's JSON summary does not count the cut iterations"
+import json, sys
+j = json.loads(sys.argv[1].strip().splitlines()[-1])
+assert j["max_steps_hits"] == 3 and j["max_steps"] == 100, j
+assert j["verdict"].startswith("passed 3 iterations, all cut"), j
+PY
+    run "$heddle" run --iterations 3 -- "$plain_dir/plain_many_steps"
+    expect_exit 0
+    expect_stderr "heddle: no bug found in 3 iteration(s)"
+    ;;
+
   list_shows_the_tests_with_locations)
     run "$heddle" list "$buggy"
     expect_exit 0
@@ -434,6 +535,13 @@ json.dump(t, open("diverging.json", "w"))' "$trace" || fail "cannot rewrite the 
     run "$heddle" replay diverging.json
     expect_one_line_error "replay diverged: step 2:"
     expect_stderr "object #99"
+    # An edited trace is not blamed on the test alone.
+    expect_stderr "Likely cause: the trace may not match this binary (edited by hand, or recorded from another build"
+    # Another program's trace (here: a copy of the binary elsewhere) is named as such.
+    cp "$buggy" ./other_build
+    run "$heddle" replay diverging.json --program ./other_build
+    expect_exit 2
+    expect_stderr "Likely cause: the trace was recorded from $buggy, not from"
     ;;
 
   version_and_help)

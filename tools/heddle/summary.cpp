@@ -117,7 +117,16 @@ void print_text_summary(const std::vector<test_outcome>& tests, const std::strin
     };
     if (t.status == "passed") {
       const json stats = t.record.value("stats", json::object());
-      if (stats.value("exhausted", false)) {
+      const std::string verdict = t.record.value("verdict", "");
+      const json caveats = t.record.value("caveats", json::array());
+      const bool cut = stats.value("max_steps_hits", std::uint64_t{0}) > 0;
+      if (!verdict.empty() && (cut || stats.value("exhausted", false) || !caveats.empty())) {
+        // A qualified pass: the verdict says what it covers, each caveat what it did not check.
+        fmt::print("  {}  {}\n", t.id, verdict);
+        fmt::print("      {}\n", stats_text(t.record));
+        for (const json& c : caveats)
+          if (c.is_string()) fmt::print("      not checked: {}\n", c.get<std::string>());
+      } else if (stats.value("exhausted", false)) {
         // A systematic strategy covered every schedule: a verified verdict.
         const std::uint64_t schedules = stats.value("iterations", std::uint64_t{0});
         fmt::print("  {}  passed: explored all {} schedule{} (verified)\n", t.id, schedules, schedules == 1 ? "" : "s");
@@ -155,11 +164,20 @@ void print_text_summary(const std::vector<test_outcome>& tests, const std::strin
     }
     fmt::print("  {}  {}: {}\n", t.id, t.status == "diverged" ? "diverged" : "error", t.message);
   }
-  std::size_t bugs = 0;
-  for (const test_outcome& t : tests) bugs += is_bug(t) ? 1 : 0;
+  std::size_t bugs = 0, cut = 0;
+  for (const test_outcome& t : tests) {
+    bugs += is_bug(t) ? 1 : 0;
+    if (t.status == "passed" && t.record.is_object() &&
+        t.record.value("stats", json::object()).value("max_steps_hits", std::uint64_t{0}) > 0)
+      ++cut;
+  }
   if (bugs > 0)
     fmt::print("heddle: {} bug{} found in {} test{}\n", bugs, bugs == 1 ? "" : "s", tests.size(),
                tests.size() == 1 ? "" : "s");
+  else if (exit == no_bug && cut > 0)
+    fmt::print("heddle: no bug found, but {} test{} {} cut at --max-steps: what comes after the cut was not checked "
+               "(raise --max-steps)\n",
+               cut, cut == 1 ? "" : "s", cut == 1 ? "was" : "were");
   else if (exit == no_bug)
     fmt::print("heddle: no bug found\n");
 }

@@ -6,12 +6,15 @@
 #include <cstring>
 #include <sstream>
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "heddle/explore.hpp"
 #include "process.hpp"
+#include "pushbutton.hpp"
 
 namespace heddle::cli {
 namespace {
@@ -46,6 +49,29 @@ bool any_matches(std::string_view patterns, std::string_view test) {
   }
 }
 
+// Whether `program` holds heddle's test registry, which answers --heddle_list:
+// its message for an unknown --heddle_ flag is in the binary's read-only data
+// then (libheddle is linked statically). Asked before running the program,
+// because a plain GoogleTest binary ignores --heddle_list and runs its whole
+// suite. A file that cannot be read is left to the run to diagnose.
+bool has_heddle_registry(const std::string& program) {
+  const int fd = ::open(program.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return true;
+  struct stat info{};
+  bool found = true;
+  if (::fstat(fd, &info) == 0 && info.st_size > 0) {
+    const auto size = static_cast<std::size_t>(info.st_size);
+    void* data = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (data != MAP_FAILED) {
+      static constexpr std::string_view marker = "heddle: unknown flag --heddle_";
+      found = ::memmem(data, size, marker.data(), marker.size()) != nullptr;
+      ::munmap(data, size);
+    }
+  }
+  ::close(fd);
+  return found;
+}
+
 }  // namespace
 
 void check_executable(const std::string& path, std::string_view role) {
@@ -58,6 +84,16 @@ void check_executable(const std::string& path, std::string_view role) {
 }
 
 std::vector<listed_test> list_tests(const std::string& program) {
+  if (!has_heddle_registry(program)) {
+    if (links_runtime(program))
+      throw usage_error(fmt::format("'{}' is built with heddle-cc/heddle-c++ but has no HEDDLE_TEST: run the program "
+                                    "itself with `heddle run -- {}`",
+                                    program, shell_quote(program)));
+    throw usage_error(fmt::format("'{}' is not a heddle test binary (it does not link heddle::main, so it was not "
+                                  "run: a plain GoogleTest binary would run its whole suite); link heddle::main "
+                                  "(README.md), or run a program with `heddle run -- {}`",
+                                  program, shell_quote(program)));
+  }
   temp_file out("list");
   temp_file err("list-err");
   const exit_status status = run_process(program, {program, "--heddle_list"}, {out.fd(), err.fd()});

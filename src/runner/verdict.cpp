@@ -1,0 +1,86 @@
+// What a verdict claims (statistics::caveats, result::verdict): one line a
+// user can trust, and a sentence for each thing a pass did not check.
+//
+// A pass is qualified whenever its coverage is narrower than it sounds:
+// iterations cut at max_steps (nothing after the cut was run), atomics with
+// memory orders weaker than seq_cst (heddle runs them as seq_cst, so only
+// sequentially consistent interleavings were checked), and spurious events an
+// exhaustive strategy explored once per call site rather than in every
+// combination. A cut run never reads as a plain "passed" or "verified"; its
+// exit status stays 0 unless the user asked max_steps to fail
+// (fail_on_max_steps), which makes a cut iteration a livelock bug instead.
+#include <fmt/format.h>
+
+#include "heddle/explore.hpp"
+#include "runner/verdict.hpp"
+
+namespace heddle {
+
+namespace {
+
+std::string plural(std::uint64_t n, std::string_view word) {
+  return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
+}
+
+}  // namespace
+
+std::vector<std::string> statistics::caveats() const {
+  std::vector<std::string> out;
+  if (max_steps_hits > 0) {
+    const std::string limit = max_steps > 0 ? fmt::format(" {}", max_steps) : std::string{};
+    const std::string which = max_steps_hits == iterations ? fmt::format("all {}", plural(iterations, "iteration"))
+                                                           : fmt::format("{} of {}", max_steps_hits,
+                                                                         plural(iterations, "iteration"));
+    out.push_back(fmt::format("{} ended at --max-steps{}: nothing after step{} was checked in {}; raise it{} or "
+                              "make it a bug with --fail-on-max-steps",
+                              which, limit, limit, max_steps_hits == 1 ? "it" : "them",
+                              max_steps > 0 ? fmt::format(" (--max-steps {})", max_steps * 10) : std::string{}));
+  }
+  if (weak_order_iterations > 0)
+    out.push_back(fmt::format("{} used atomics with memory orders weaker than seq_cst; heddle runs them as seq_cst, "
+                              "so only sequentially consistent interleavings were checked, not the reorderings those "
+                              "orders allow",
+                              weak_order_iterations == iterations ? fmt::format("all {}", plural(iterations, "iteration"))
+                                                                  : fmt::format("{} of {}", weak_order_iterations,
+                                                                                plural(iterations, "iteration"))));
+  if (bounded_choices > 0)
+    out.push_back(fmt::format("spurious wake-ups and compare-exchange failures were explored once per call site in "
+                              "each schedule ({} more were left at their usual outcome)",
+                              bounded_choices));
+  return out;
+}
+
+std::string result::verdict() const {
+  if (bug) return fmt::format("bug: {}: {}", to_string(bug->kind), bug->message);
+  if (divergence) return "diverged: " + *divergence;
+  return detail::pass_verdict(stats);
+}
+
+namespace detail {
+
+std::string pass_verdict(const statistics& s) {
+  const bool weak = s.weak_order_iterations > 0;
+  if (s.max_steps_hits > 0 && s.max_steps_hits == s.iterations) {
+    const std::string limit = s.max_steps > 0 ? fmt::format(" {}", s.max_steps) : std::string{};
+    return fmt::format("passed {}, all cut at --max-steps{}: nothing after step{} was checked",
+                       plural(s.iterations, "iteration"), limit, limit);
+  }
+  if (s.exhausted) {
+    const std::string all = fmt::format("explored all {}", plural(s.schedules > 0 ? s.schedules : s.iterations, "schedule"));
+    if (s.max_steps_hits > 0)
+      return fmt::format("passed, cut: {}, {} of them cut at --max-steps {} (not verified)", all, s.max_steps_hits,
+                         s.max_steps);
+    if (weak || s.bounded_choices > 0)
+      return fmt::format("passed: {}, verified for sequentially consistent interleavings only{}", all,
+                         s.bounded_choices > 0 ? " and spurious events once per call site" : "");
+    return fmt::format("passed: {} (verified)", all);
+  }
+  if (s.max_steps_hits > 0)
+    return fmt::format("passed, cut: no bug in {}, {} of them cut at --max-steps {}", plural(s.iterations, "iteration"),
+                       s.max_steps_hits, s.max_steps);
+  return fmt::format("passed: no bug in {}", plural(s.iterations, "iteration"));
+}
+
+}  // namespace detail
+
+}  // namespace heddle

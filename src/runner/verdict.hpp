@@ -1,0 +1,16 @@
+// The one-line verdict of a run without a bug, from its statistics alone, so
+// that explore(), the CLI's summary (which reads JSON records and merged
+// shards) and heddle run's fork server word it the same (verdict.cpp).
+#pragma once
+
+#include <string>
+
+#include "heddle/explore.hpp"
+
+namespace heddle::detail {
+
+// "passed: explored all 21 schedules (verified)", "passed 35 iterations, all
+// cut at --max-steps 20000: nothing after step 20000 was checked", ...
+std::string pass_verdict(const statistics& s);
+
+}  // namespace heddle::detail

@@ -1,0 +1,131 @@
+// What a verdict claims: explore()'s result names what a pass did not check
+// (iterations cut at max_steps, memory orders weaker than seq_cst run as
+// seq_cst, spurious events bounded per call site), and an unqualified
+// "(verified)" appears only when nothing narrowed it.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "heddle/heddle.hpp"
+
+namespace {
+
+heddle::options quiet(const char* strategy, std::uint64_t iterations = 1000) {
+  heddle::options o;
+  o.iterations = iterations;
+  o.strategy = strategy;
+  o.print_report = false;
+  o.out = "";
+  return o;
+}
+
+bool mentions(const std::vector<std::string>& caveats, const char* text) {
+  for (const std::string& c : caveats)
+    if (c.find(text) != std::string::npos) return true;
+  return false;
+}
+
+// Double-checked locking: the flag's order is the parameter.
+void double_checked(std::memory_order load, std::memory_order store) {
+  heddle::atomic<bool> ready{false};
+  heddle::mutex m;
+  int value = 0;
+  auto get = [&] {
+    if (!ready.load(load)) {
+      heddle::lock_guard lock(m);
+      if (!ready.load(load)) {
+        value = 42;
+        ready.store(true, store);
+      }
+    }
+    return value;
+  };
+  heddle::thread t([&] { HEDDLE_ASSERT(get() == 42); });
+  HEDDLE_ASSERT(get() == 42);
+  t.join();
+}
+
+}  // namespace
+
+TEST(verdict, dpor_on_relaxed_double_checked_locking_is_verified_for_sequential_consistency_only) {
+  const heddle::result r = heddle::explore(
+      quiet("dpor"), [] { double_checked(std::memory_order_relaxed, std::memory_order_relaxed); });
+  ASSERT_FALSE(r.bug);
+  EXPECT_TRUE(r.stats.exhausted);
+  EXPECT_EQ(r.stats.weak_order_iterations, r.stats.iterations);
+  EXPECT_NE(r.verdict().find("verified for sequentially consistent interleavings only"), std::string::npos)
+      << r.verdict();
+  EXPECT_EQ(r.verdict().find("(verified)"), std::string::npos) << r.verdict();
+  EXPECT_TRUE(mentions(r.stats.caveats(), "weaker than seq_cst")) << testing::PrintToString(r.stats.caveats());
+}
+
+TEST(verdict, acquire_release_counts_as_weaker_than_seq_cst_too) {
+  const heddle::result r = heddle::explore(
+      quiet("dpor"), [] { double_checked(std::memory_order_acquire, std::memory_order_release); });
+  EXPECT_EQ(r.stats.weak_order_iterations, r.stats.iterations);
+  const heddle::result fence = heddle::explore(quiet("random", 10), [] {
+    heddle::atomic_thread_fence(std::memory_order_release);
+  });
+  EXPECT_EQ(fence.stats.weak_order_iterations, 10u);
+}
+
+TEST(verdict, seq_cst_double_checked_locking_is_verified_without_qualification) {
+  const heddle::result r =
+      heddle::explore(quiet("dpor"), [] { double_checked(std::memory_order_seq_cst, std::memory_order_seq_cst); });
+  ASSERT_FALSE(r.bug);
+  EXPECT_EQ(r.stats.weak_order_iterations, 0u);
+  EXPECT_TRUE(r.stats.caveats().empty()) << testing::PrintToString(r.stats.caveats());
+  EXPECT_NE(r.verdict().find("(verified)"), std::string::npos) << r.verdict();
+}
+
+TEST(verdict, iterations_cut_at_max_steps_are_counted_and_the_verdict_says_so) {
+  auto o = quiet("random", 5);
+  o.max_steps = 50;
+  const heddle::result r = heddle::explore(o, [] {
+    for (int i = 0; i < 100; ++i) heddle::this_thread::yield();
+  });
+  ASSERT_FALSE(r.bug);
+  EXPECT_EQ(r.stats.max_steps_hits, 5u);
+  EXPECT_EQ(r.stats.max_steps, 50u);
+  EXPECT_EQ(r.verdict(), "passed 5 iterations, all cut at --max-steps 50: nothing after step 50 was checked");
+  EXPECT_TRUE(mentions(r.stats.caveats(), "all 5 iterations ended at --max-steps 50")) << testing::PrintToString(r.stats.caveats());
+  EXPECT_TRUE(mentions(r.stats.caveats(), "--max-steps 500")) << "the caveat says which flag to raise";
+}
+
+TEST(verdict, some_iterations_cut_make_a_qualified_pass) {
+  auto o = quiet("random", 40);
+  o.max_steps = 30;
+  const heddle::result r = heddle::explore(o, [] {
+    const int n = heddle::choose_bool() ? 100 : 1;
+    for (int i = 0; i < n; ++i) heddle::this_thread::yield();
+  });
+  ASSERT_FALSE(r.bug);
+  ASSERT_GT(r.stats.max_steps_hits, 0u);
+  ASSERT_LT(r.stats.max_steps_hits, 40u);
+  EXPECT_EQ(r.verdict().rfind("passed, cut: no bug in 40 iterations", 0), 0u) << r.verdict();
+}
+
+TEST(verdict, bounded_spurious_events_are_named) {
+  const heddle::result r = heddle::explore(quiet("dpor", 100000), [] {
+    heddle::atomic<int> counter{0};
+    auto add = [&] {
+      int seen = counter.load();
+      while (!counter.compare_exchange_weak(seen, seen + 1)) {
+      }
+    };
+    heddle::thread t(add);
+    add();
+    t.join();
+    HEDDLE_ASSERT(counter.load() == 2);
+  });
+  ASSERT_FALSE(r.bug);
+  EXPECT_TRUE(r.stats.exhausted);
+  EXPECT_GT(r.stats.bounded_choices, 0u);
+  EXPECT_NE(r.verdict().find("spurious events once per call site"), std::string::npos) << r.verdict();
+}
+
+TEST(verdict, a_plain_pass_says_passed) {
+  const heddle::result r = heddle::explore(quiet("random", 3), [] {});
+  EXPECT_EQ(r.verdict(), "passed: no bug in 3 iterations");
+  EXPECT_TRUE(r.stats.caveats().empty());
+}
