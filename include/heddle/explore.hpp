@@ -58,6 +58,8 @@ struct statistics {
   static constexpr std::size_t kept_hashes = std::size_t{1} << 20;
   unsigned workers = 0;  // worker processes that ran the iterations (0: in this process)
   std::uint64_t workers_replaced = 0;  // after a crash, a hang or an outside kill
+  // Data races options::suppressions matched, which were counted, not reported.
+  std::uint64_t races_suppressed = 0;
   double iterations_per_second() const;
   double mean_steps() const;
   // What a run without a bug did not check, one sentence each: iterations cut

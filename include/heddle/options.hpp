@@ -11,7 +11,8 @@
 // spurious_cas_failures, stack_size, fair_after, stop_on_first_bug,
 // print_report, out, replay, parallel, iteration_timeout, shard_index,
 // shard_count, check_determinism, progress, record_iterations, memory,
-// detect_races, backend, exit_code_is_bug, minimize, scenarios, memory_model.
+// detect_races, backend, exit_code_is_bug, minimize, scenarios, memory_model,
+// suppressions, expect_exit.
 #pragma once
 
 #include <chrono>
@@ -119,6 +120,14 @@ struct options {
   // The memory model of heddle::atomic (HEDDLE_MEMORY_MODEL,
   // --heddle_memory_model=sc|rc11, heddle test --memory-model). Recorded in traces.
   heddle::memory_model memory_model = heddle::memory_model::sc;
+  // A ThreadSanitizer suppressions file (race:function, race:file,
+  // called_from_lib:library): data races it matches are counted, not
+  // reported (--suppressions, HEDDLE_SUPPRESSIONS, or suppressions=FILE in
+  // HEDDLE_OPTIONS). Empty: none.
+  std::string suppressions;
+  // Push-button runs: the exit status the program ends with when it has no
+  // bug. -1 (the default) learns it from the first iteration that exits.
+  int expect_exit = -1;
 };
 
 }  // namespace heddle

@@ -55,6 +55,13 @@ struct trace_header {
   // Push-button traces (heddle run): the program's arguments after its path,
   // so a replay starts the same process again. Empty for tests.
   std::vector<std::string> arguments;
+  // Push-button traces: the exit status the program has when it has no bug
+  // (--expect-exit, or learnt from the run's first iteration that exited);
+  // -1 when none was known. A replay reports the same exit_code bug with it.
+  int expect_exit = -1;
+  // The suppressions file the run left races out by (options::suppressions),
+  // as given; a replay leaves out the same ones. Empty: none.
+  std::string suppressions;
   friend bool operator==(const trace_header&, const trace_header&) = default;
 };
 

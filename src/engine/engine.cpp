@@ -7,6 +7,8 @@
 #include "engine/engine.hpp"
 #include "engine/weak_memory.hpp"
 
+#include "engine/call_site.hpp"
+
 #include "backends/fiber_backend.hpp"
 #include "engine/deadlock_judge.hpp"
 #include "engine/schedule_hash.hpp"
@@ -22,6 +24,9 @@
 #include <fmt/format.h>
 
 namespace heddle::detail {
+
+std::vector<std::uintptr_t> interposed_call_pcs;
+
 
 namespace {
 std::atomic<std::uint32_t> next_epoch{1};
@@ -477,7 +482,7 @@ inline void engine::at_point(point_kind kind, object_id object, const std::sourc
   op.point = kind;
   op.object = object;
   op.where = where;
-  op.pc = pc;
+  op.pc = pc != 0 || where.line() != 0 ? pc : interposed_call_pc(running_);
   lock_points_ += static_cast<int>(lock) - static_cast<int>(op.lock);
   op.lock = lock;
   refresh_enabled(op);
@@ -572,7 +577,7 @@ inline wake_reason engine::block(std::span<const object_id> objects, wait_mode m
     op.point = kind;
     op.object = objects.empty() ? 0 : objects.front();
     op.where = where;
-    op.pc = 0;
+    op.pc = where.line() != 0 ? 0 : interposed_call_pc(me);
     lock_points_ -= op.lock;
     op.lock = false;
     op.mode = mode;

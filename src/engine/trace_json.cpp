@@ -73,6 +73,8 @@ std::string to_json(const trace& t) {
               {"backend", h.backend}}}};
   if (h.iteration_timeout_ms != 0) j["options"]["iteration_timeout_ms"] = h.iteration_timeout_ms;
   if (!h.arguments.empty()) j["arguments"] = h.arguments;
+  if (h.expect_exit >= 0) j["options"]["expect_exit"] = h.expect_exit;
+  if (!h.suppressions.empty()) j["options"]["suppressions"] = h.suppressions;
   if (t.found) j["bug"] = bug_to_json(*t.found);
   json steps = json::array();
   for (const trace_step& s : t.steps)
@@ -124,6 +126,12 @@ trace trace_from_json(std::string_view text) {
     throw trace_error(fmt::format("malformed trace: unknown backend \"{}\" in \"options\"", h.backend));
   if (options.contains("iteration_timeout_ms"))
     h.iteration_timeout_ms = field<std::uint64_t>(options, "iteration_timeout_ms", "\"options\"");
+  if (options.contains("expect_exit")) {
+    h.expect_exit = field<int>(options, "expect_exit", "\"options\"");
+    if (h.expect_exit < 0 || h.expect_exit > 255)
+      throw trace_error("malformed trace: \"expect_exit\" in \"options\" is not an exit status (0 to 255)");
+  }
+  if (options.contains("suppressions")) h.suppressions = field<std::string>(options, "suppressions", "\"options\"");
   if (j.contains("arguments")) h.arguments = field<std::vector<std::string>>(j, "arguments", "the trace");
   if (const auto b = j.find("bug"); b != j.end()) {
     bug found;

@@ -73,6 +73,9 @@ struct operation_mirror {
   std::uint8_t status;  // detail::op_status
   std::int32_t tid;     // its OS thread (0 until it took a decision)
   std::source_location where;
+  // A thread's start routine (pthread_create): a report names an operation
+  // that has no name of its own (pthread_setname_np) after it.
+  std::uintptr_t start_pc;
 };
 
 struct object_mirror {

@@ -28,6 +28,7 @@
 // server also works in a runtime built without it.
 namespace heddle::rt {
 void run_main_thread(const std::function<void()>& body) __attribute__((weak));
+std::uintptr_t start_routine_of(operation_id op) noexcept __attribute__((weak));
 }
 // And its ThreadSanitizer hooks (rt/tsan_runtime.hpp).
 namespace heddle::rt::tsan {
@@ -137,6 +138,7 @@ void mirror(fork_channel& ch, const detail::engine& e, bool everything) {
     m.object = op.object;
     m.status = static_cast<std::uint8_t>(op.status);
     m.where = op.where;
+    m.start_pc = start_routine_of != nullptr ? start_routine_of(id) : 0;
   }
   // An operation runs on one thread from start to end: asked once.
   if (current != 0 && current < ops && ch.operations[current].tid == 0)

@@ -1,6 +1,7 @@
 // See fork_server.hpp.
 #include "rt/fork_server.hpp"
 
+#include <dlfcn.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -30,6 +31,7 @@
 #include "rt/output_check.hpp"
 #include "rt/posix_clock.hpp"
 #include "rt/uncontrolled_inputs.hpp"
+#include "rt/symbolizer.hpp"
 #include "rt/watchdog.hpp"
 #include "runner/iteration_runner.hpp"
 #include "runner/overrides.hpp"
@@ -37,6 +39,7 @@
 #include "runner/report.hpp"
 #include "runner/statistics.hpp"
 #include "runner/verdict.hpp"
+#include "runner/suppressions.hpp"
 #include "strategies/rng.hpp"
 #include "strategies/strategies.hpp"
 
@@ -61,6 +64,10 @@ struct run_plan {
   // heddle run --check: judges each iteration's output (output_check.hpp).
   // A replay takes it from its trace.
   std::string check;
+  // The iteration running, and the one whose exit status became the
+  // expected one (opts.expect_exit), when it was learnt rather than given.
+  std::uint64_t current_iteration = 0;
+  std::optional<std::uint64_t> exit_learnt_at;
 };
 
 std::string self_path(const char* fallback) {
@@ -146,6 +153,8 @@ run_plan make_plan(const program_entry& program) {
     if (const char* repeat = std::getenv("HEDDLE_REPLAY_REPEAT"); repeat != nullptr)
       o.iterations = std::max<std::uint64_t>(1, detail::parse_unsigned(repeat, "HEDDLE_REPLAY_REPEAT"));
     plan.first_iteration = recorded.header.iteration;
+    // A trace from before the expected status was recorded: 0 was expected.
+    if (o.expect_exit < 0 && recorded.found && recorded.found->kind == bug_kind::exit_code) o.expect_exit = 0;
     plan.expected = recorded.found;
     auto r = std::make_unique<detail::replay_strategy>(std::move(recorded.steps), recorded.header.strategy);
     plan.replaying = r.get();
@@ -153,6 +162,7 @@ run_plan make_plan(const program_entry& program) {
   } else {
     plan.chosen = detail::make_strategy(o.strategy, {.fair_after = o.fair_after});
   }
+  detail::set_active_suppressions(o);
   return plan;
 }
 
@@ -179,12 +189,28 @@ std::string write_bug_file(const fs::path& dir, const std::string& text) {
   }
 }
 
+// An operation's name: its own (main, pthread_setname_np), else its
+// thread's start routine. The child's code is this process's (a fork), so
+// its addresses symbolize here, and only when a report needs them.
+std::string name_of(const fork_channel& ch, operation_id op) {
+  if (op == 0 || op >= max_operations || op >= ch.operations_mirrored) return {};
+  const operation_mirror& m = ch.operations[op];
+  if (m.name[0] != '\0') return m.name;
+  if (m.start_pc == 0) return {};
+  // std::thread's start routine is libstdc++'s trampoline: no name is better.
+  Dl_info info{};
+  if (::dladdr(reinterpret_cast<void*>(m.start_pc), &info) != 0 && info.dli_fname != nullptr &&
+      is_runtime_object(info.dli_fname))
+    return {};
+  return symbolize(m.start_pc + 1).function;
+}
+
 std::string describe_op(const fork_channel& ch, operation_id op) {
   // No operation runs: the program's exit path (atexit handlers and static
   // destructors, which exit() runs after main returns), or heddle's own code.
   if (op == 0) return "the exit path after main returned";
-  const char* name = op < max_operations ? ch.operations[op].name : "";
-  return *name != '\0' ? fmt::format("operation {} ({})", op, name) : fmt::format("operation {}", op);
+  const std::string name = name_of(ch, op);
+  return !name.empty() ? fmt::format("operation {} ({})", op, name) : fmt::format("operation {}", op);
 }
 
 const char* signal_text(int signal) {
@@ -209,6 +235,18 @@ struct iteration_result {
   bool weak_order = false;
   std::optional<std::string> stopped;
   std::uint32_t uncontrolled_inputs = 0;  // rt::uncontrolled_input bits
+  // The exit status became the usual one here (see finish()), as a bug
+  // should a later iteration exit 0; and such a later iteration.
+  std::optional<bug> learnt_exit;
+  bool blames_learnt_exit = false;
+};
+
+// The iteration whose exit status was learnt, as its report would need it.
+struct kept_iteration {
+  iteration_result result;
+  detail::iteration_outcome view;
+  std::string output_tail;
+  std::uint64_t index = 0;
 };
 
 class iteration_server {
@@ -391,7 +429,7 @@ class iteration_server {
 
   void set_operation(bug& b, operation_id op) const {
     b.operation = op;
-    b.operation_name = op != 0 && op < max_operations ? ch_.operations[op].name : "";
+    b.operation_name = name_of(ch_, op);
     b.step = result_.steps.size();
     if (op != 0 && op < ch_.operations_mirrored && ch_.operations[op].where.line() != 0) {
       const std::source_location& w = ch_.operations[op].where;
@@ -410,7 +448,7 @@ class iteration_server {
       b.kind = r.kind;
       b.message = r.message;
       b.operation = r.operation;
-      b.operation_name = r.operation_name;
+      b.operation_name = r.operation_name[0] != '\0' ? std::string(r.operation_name) : name_of(ch_, r.operation);
       b.where = {r.file, r.line, r.function};
       b.step = r.step;
       result_.found = std::move(b);
@@ -439,24 +477,53 @@ class iteration_server {
       return;
     }
     const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
-    if (code == 0 || !plan_.opts.exit_code_is_bug) {
-      if (plan_.check.empty()) return;
-      if (const auto failed = failed_output_check(plan_.check, output_)) {
+    // The engine ended the iteration (max steps): the child's status is its own.
+    if (plan_.opts.exit_code_is_bug && ch_.end != ending::ended) {
+      // The program's usual status is what its first iteration that exits
+      // ends with, unless --expect-exit gives it: a program that always exits
+      // 6, or a C `void main()` whose status is whatever was in a register,
+      // has no bug for that. The plan keeps it, so each trace's header
+      // records it.
+      if (plan_.opts.expect_exit < 0) {
+        plan_.opts.expect_exit = code;
+        plan_.exit_learnt_at = plan_.current_iteration;
+        bug b;  // kept, in case a later iteration shows that this status was the bug
+        b.kind = bug_kind::exit_code;
+        b.message = ch_.end == ending::exiting ? fmt::format("the program exited with status {}", code)
+                                               : fmt::format("the program ended with status {} without returning "
+                                                             "from main or calling exit()", code);
+        set_operation(b, ch_.end == ending::exiting ? ch_.current : last_chosen_);
+        result_.learnt_exit = std::move(b);
+      } else if (code == 0 && plan_.exit_learnt_at && plan_.opts.expect_exit != 0) {
+        // The learnt status was not 0, and this iteration exits 0: the
+        // learnt one is taken as the bug (the schedule changed the status,
+        // and 0 is what a program ends with when all went well).
+        // explore_program reports that iteration, whose trace it kept.
+        result_.blames_learnt_exit = true;
+        return;
+      } else if (code != plan_.opts.expect_exit) {
         bug b;
-        b.kind = bug_kind::assertion;
-        b.message = fmt::format("the output check failed: '{}' {}", plan_.check, *failed);
+        b.kind = bug_kind::exit_code;
+        const std::string usual =
+            plan_.exit_learnt_at
+                ? fmt::format("the status iteration {} exited with, taken as the program's usual one; "
+                              "--expect-exit N sets it", *plan_.exit_learnt_at)
+                : std::string("--expect-exit");
+        b.message = ch_.end == ending::exiting
+                        ? fmt::format("the program exited with status {}, not {} ({})", code,
+                                      plan_.opts.expect_exit, usual)
+                        : fmt::format("the program ended with status {}, not {}, without returning from main or "
+                                      "calling exit() ({})", code, plan_.opts.expect_exit, usual);
         set_operation(b, ch_.end == ending::exiting ? ch_.current : last_chosen_);
         result_.found = std::move(b);
+        return;
       }
-      return;
     }
-    {
+    if (plan_.check.empty()) return;
+    if (const auto failed = failed_output_check(plan_.check, output_)) {
       bug b;
-      b.kind = bug_kind::exit_code;
-      b.message = ch_.end == ending::exiting
-                      ? fmt::format("the program exited with status {} (--exit-code-is-bug)", code)
-                      : fmt::format("the program ended with status {} without returning from main or calling exit() "
-                                    "(--exit-code-is-bug)", code);
+      b.kind = bug_kind::assertion;
+      b.message = fmt::format("the output check failed: '{}' {}", plan_.check, *failed);
       set_operation(b, ch_.end == ending::exiting ? ch_.current : last_chosen_);
       result_.found = std::move(b);
     }
@@ -488,7 +555,7 @@ detail::iteration_outcome outcome_for_report(const iteration_result& r, const fo
   operation_id ops = 1;
   for (const auto& s : o.steps) ops = std::max<operation_id>(ops, s.operation + 1);
   ops = std::max<operation_id>(ops, ch.operations_mirrored);
-  for (operation_id id = 1; id < ops && id < max_operations; ++id) o.operation_names.emplace_back(ch.operations[id].name);
+  for (operation_id id = 1; id < ops && id < max_operations; ++id) o.operation_names.push_back(name_of(ch, id));
   o.objects.resize(std::max<object_id>(ch.objects_mirrored, 1));
   for (object_id id = 1; id < ch.objects_mirrored; ++id) {
     o.objects[id].kind = ch.objects[id].kind;
@@ -570,6 +637,7 @@ int explore_program(const program_entry& program, run_plan& plan, bool json_summ
   const auto started = clock::now();
   const auto deadline = o.time_budget.count() > 0 ? started + o.time_budget : clock::time_point::max();
   std::uint64_t reproduced = 0;
+  std::optional<kept_iteration> learnt;  // the iteration the exit status was learnt from
   nlohmann::json schedules = nlohmann::json::array();  // with record_iterations
   for (std::uint64_t n = 0; n < o.iterations; ++n) {
     const std::uint64_t index = plan.replaying != nullptr ? plan.first_iteration : plan.first_iteration + n;
@@ -580,7 +648,8 @@ int explore_program(const program_entry& program, run_plan& plan, bool json_summ
         plan.replaying == nullptr && n > 0 && window > 1 && index % window == 0)
       plan.chosen = detail::make_strategy(o.strategy, {.fair_after = o.fair_after});
     plan.chosen->begin_iteration(index, detail::iteration_seed(o.seed, index));
-    const iteration_result r = server.run(program);
+    plan.current_iteration = index;
+    iteration_result r = server.run(program);
     plan.chosen->end_iteration({r.steps.size(), r.found.has_value(), r.hit_max_steps});
     ++stats.iterations;
     stats.steps_total += r.steps.size();
@@ -592,6 +661,24 @@ int explore_program(const program_entry& program, run_plan& plan, bool json_summ
         divergence = std::move(*what);
         break;
       }
+    }
+    if (r.learnt_exit) learnt = kept_iteration{r, outcome_for_report(r, ch), output.tail_section(output_lines_shown), index};
+    std::uint64_t bug_index = index;
+    const kept_iteration* blamed = nullptr;
+    if (r.blames_learnt_exit && learnt) {
+      // The report is that of the iteration whose status was learnt.
+      const std::uint64_t zero_at = index;
+      bug_index = learnt->index;
+      blamed = &*learnt;
+      r = learnt->result;
+      r.found = r.learnt_exit;
+      r.found->message += fmt::format(", where iteration {} exited with status 0 (a status a schedule changes is a "
+                                      "bug; --expect-exit N sets the usual one)",
+                                      zero_at);
+      plan.opts.expect_exit = 0;  // what its trace expects, so the replay finds it again
+    }
+    if (r.found) {
+      if (const std::string note = detail::spurious_note(r.steps); !note.empty()) r.found->message += " (" + note + ")";
     }
     if (plan.replaying != nullptr) {
       divergence_inputs = r.uncontrolled_inputs;
@@ -614,7 +701,7 @@ int explore_program(const program_entry& program, run_plan& plan, bool json_summ
     if (r.found && divergence.empty()) {
       found = r.found;
       trace t;
-      t.header = header_of(plan, index);
+      t.header = header_of(plan, bug_index);
       t.steps = r.steps;
       t.found = r.found;
       if (plan.replaying != nullptr) trace_file = o.replay;
@@ -629,15 +716,16 @@ int explore_program(const program_entry& program, run_plan& plan, bool json_summ
         if (!plan.check.empty()) written["options"]["check"] = plan.check;
         trace_file = write_bug_file(fs::path(o.out) / dir, written.dump(1) + "\n");
       }
-      detail::report_context ctx{plan.test, plan.program_path, trace_file, index, stats.iterations,
+      detail::report_context ctx{plan.test, plan.program_path, trace_file, bug_index, stats.iterations,
                                  plan.replaying != nullptr};
       if (!trace_file.empty()) {
         ctx.replay = "heddle replay " + detail::shell_word(trace_file);
         ctx.debug = gdb_command(plan, fs::absolute(trace_file).string());
       }
-      const detail::iteration_outcome view = outcome_for_report(r, ch);
+      detail::iteration_outcome view = blamed != nullptr ? blamed->view : outcome_for_report(r, ch);
+      view.found = r.found;
       std::string report = detail::format_report(*found, t, view, ctx);
-      report += output.tail_section(output_lines_shown);
+      report += blamed != nullptr ? blamed->output_tail : output.tail_section(output_lines_shown);
       if (o.print_report) std::fputs(report.c_str(), stderr);
       if (plan.replaying != nullptr) continue;
       break;
@@ -677,6 +765,21 @@ int explore_program(const program_entry& program, run_plan& plan, bool json_summ
       for (const std::string& c : caveats) std::fprintf(stderr, "heddle: not checked: %s\n", c.c_str());
     }
   }
+  // What the run took as the program's usual exit status, when it is not 0.
+  const std::string exit_note =
+      o.expect_exit > 0 && plan.replaying == nullptr
+          ? plan.exit_learnt_at ? fmt::format("exit status {} is the program's usual one (learnt from iteration {}; "
+                                              "--expect-exit N sets it)",
+                                              o.expect_exit, *plan.exit_learnt_at)
+                                : fmt::format("exit status {} is the program's usual one (--expect-exit)", o.expect_exit)
+          : std::string{};
+  if (!exit_note.empty() && o.print_report) std::fprintf(stderr, "heddle: %s\n", exit_note.c_str());
+  const detail::suppression_list& suppressions = detail::active_suppressions();
+  std::vector<std::uint64_t> suppressed(suppressions.entries.size());
+  for (std::size_t i = 0; i < suppressed.size(); ++i) suppressed[i] = detail::suppressed_count(i);
+  const std::string suppressed_text = detail::describe_suppressed(suppressions, suppressed);
+  if (!suppressed_text.empty() && o.print_report)
+    std::fprintf(stderr, "heddle: %s by %s\n", suppressed_text.c_str(), suppressions.file.c_str());
   if (json_summary) {
     nlohmann::json j = {{"program", plan.program_path},
                         {"iterations", stats.iterations},
@@ -695,6 +798,21 @@ int explore_program(const program_entry& program, run_plan& plan, bool json_summ
       j["trace_file"] = trace_file;
     }
     if (!divergence.empty()) j["message"] = divergence;
+    if (o.exit_code_is_bug && o.expect_exit >= 0) {
+      j["expected_exit"] = {{"status", o.expect_exit}, {"learnt", plan.exit_learnt_at.has_value()}};
+      if (plan.exit_learnt_at) j["expected_exit"]["iteration"] = *plan.exit_learnt_at;
+    }
+    if (!suppressions.entries.empty()) {
+      nlohmann::json by = nlohmann::json::array();
+      std::uint64_t total = 0;
+      for (std::size_t i = 0; i < suppressed.size(); ++i) {
+        by.push_back({{"suppression", suppressions.entries[i].type + ":" + suppressions.entries[i].pattern},
+                      {"line", suppressions.entries[i].line},
+                      {"count", suppressed[i]}});
+        total += suppressed[i];
+      }
+      j["suppressed"] = {{"file", suppressions.file}, {"races", total}, {"by_suppression", std::move(by)}};
+    }
     if (o.record_iterations) j["schedules"] = std::move(schedules);
     if (plan.replaying != nullptr) {
       j["replays"] = stats.iterations;

@@ -84,28 +84,33 @@ HEDDLE_RT_DEFINE(int, sem_destroy, (sem_t * s)) {
 }
 
 HEDDLE_RT_DEFINE(int, sem_wait, (sem_t * s)) {
+  HEDDLE_CALL_SITE();
   if (!controlled()) return HEDDLE_REAL(sem_wait)(s);
   return heddle::rt::wait(s, true, std::nullopt);
 }
 
 HEDDLE_RT_DEFINE(int, sem_trywait, (sem_t * s)) {
+  HEDDLE_CALL_SITE();
   if (!controlled()) return HEDDLE_REAL(sem_trywait)(s);
   return heddle::rt::wait(s, false, std::nullopt);
 }
 
 HEDDLE_RT_DEFINE(int, sem_timedwait, (sem_t * s, const struct timespec* abstime)) {
+  HEDDLE_CALL_SITE();
   if (!controlled()) return HEDDLE_REAL(sem_timedwait)(s, abstime);
   if (heddle::rt::invalid(*abstime)) return heddle::rt::fail(EINVAL);
   return heddle::rt::wait(s, true, heddle::rt::deadline_at(CLOCK_REALTIME, *abstime));
 }
 
 HEDDLE_RT_DEFINE(int, sem_clockwait, (sem_t * s, clockid_t clock, const struct timespec* abstime)) {
+  HEDDLE_CALL_SITE();
   if (!controlled()) return HEDDLE_REAL(sem_clockwait)(s, clock, abstime);
   if (heddle::rt::invalid(*abstime)) return heddle::rt::fail(EINVAL);
   return heddle::rt::wait(s, true, heddle::rt::deadline_at(clock, *abstime));
 }
 
 HEDDLE_RT_DEFINE(int, sem_post, (sem_t * s)) {
+  HEDDLE_CALL_SITE();
   if (!controlled()) return HEDDLE_REAL(sem_post)(s);
   auto& m = heddle::rt::model_of(s);
   heddle::scheduling_point(heddle::point_kind::signal, m.waiters, {});

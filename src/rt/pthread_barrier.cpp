@@ -59,6 +59,7 @@ HEDDLE_RT_DEFINE(int, pthread_barrier_destroy, (pthread_barrier_t * b)) {
 }
 
 HEDDLE_RT_DEFINE(int, pthread_barrier_wait, (pthread_barrier_t * b)) {
+  HEDDLE_CALL_SITE();
   if (!controlled()) return HEDDLE_REAL(pthread_barrier_wait)(b);
   auto* m = heddle::rt::barriers().find(b);
   if (m == nullptr) {

@@ -99,11 +99,13 @@ HEDDLE_RT_DEFINE(int, pthread_cond_destroy, (pthread_cond_t * c)) {
 }
 
 HEDDLE_RT_DEFINE(int, pthread_cond_wait, (pthread_cond_t * c, pthread_mutex_t* m)) {
+  HEDDLE_CALL_SITE();
   if (!controlled()) return HEDDLE_REAL_COND(pthread_cond_wait)(c, m);
   return heddle::rt::wait(c, m, std::nullopt, reinterpret_cast<std::uintptr_t>(__builtin_return_address(0)));
 }
 
 HEDDLE_RT_DEFINE(int, pthread_cond_timedwait, (pthread_cond_t * c, pthread_mutex_t* m, const struct timespec* abstime)) {
+  HEDDLE_CALL_SITE();
   if (!controlled()) return HEDDLE_REAL_COND(pthread_cond_timedwait)(c, m, abstime);
   if (heddle::rt::invalid(*abstime)) return EINVAL;
   return heddle::rt::wait(c, m, heddle::rt::deadline_at(heddle::rt::model_of(c).clock, *abstime),
@@ -112,6 +114,7 @@ HEDDLE_RT_DEFINE(int, pthread_cond_timedwait, (pthread_cond_t * c, pthread_mutex
 
 HEDDLE_RT_DEFINE(int, pthread_cond_clockwait,
                  (pthread_cond_t * c, pthread_mutex_t* m, clockid_t clock, const struct timespec* abstime)) {
+  HEDDLE_CALL_SITE();
   if (!controlled()) return HEDDLE_REAL(pthread_cond_clockwait)(c, m, clock, abstime);
   if (heddle::rt::invalid(*abstime)) return EINVAL;
   return heddle::rt::wait(c, m, heddle::rt::deadline_at(clock, *abstime),
@@ -119,12 +122,14 @@ HEDDLE_RT_DEFINE(int, pthread_cond_clockwait,
 }
 
 HEDDLE_RT_DEFINE(int, pthread_cond_signal, (pthread_cond_t * c)) {
+  HEDDLE_CALL_SITE();
   if (!controlled()) return HEDDLE_REAL_COND(pthread_cond_signal)(c);
   heddle::rt::model_of(c).state.notify_one(std::source_location{});
   return 0;
 }
 
 HEDDLE_RT_DEFINE(int, pthread_cond_broadcast, (pthread_cond_t * c)) {
+  HEDDLE_CALL_SITE();
   if (!controlled()) return HEDDLE_REAL_COND(pthread_cond_broadcast)(c);
   heddle::rt::model_of(c).state.notify_all(std::source_location{});
   return 0;

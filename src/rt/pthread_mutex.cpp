@@ -173,28 +173,33 @@ HEDDLE_RT_DEFINE(int, pthread_mutex_destroy, (pthread_mutex_t * m)) {
 }
 
 HEDDLE_RT_DEFINE(int, pthread_mutex_lock, (pthread_mutex_t * m)) {
+  HEDDLE_CALL_SITE();
   if (!controlled()) return HEDDLE_REAL(pthread_mutex_lock)(m);
   return heddle::rt::lock_mutex(m, true, std::nullopt);
 }
 
 HEDDLE_RT_DEFINE(int, pthread_mutex_trylock, (pthread_mutex_t * m)) {
+  HEDDLE_CALL_SITE();
   if (!controlled()) return HEDDLE_REAL(pthread_mutex_trylock)(m);
   return heddle::rt::lock_mutex(m, false, std::nullopt);
 }
 
 HEDDLE_RT_DEFINE(int, pthread_mutex_timedlock, (pthread_mutex_t * m, const struct timespec* abstime)) {
+  HEDDLE_CALL_SITE();
   if (!controlled()) return HEDDLE_REAL(pthread_mutex_timedlock)(m, abstime);
   if (heddle::rt::invalid(*abstime)) return EINVAL;
   return heddle::rt::lock_mutex(m, true, heddle::rt::deadline_at(CLOCK_REALTIME, *abstime));
 }
 
 HEDDLE_RT_DEFINE(int, pthread_mutex_clocklock, (pthread_mutex_t * m, clockid_t clock, const struct timespec* abstime)) {
+  HEDDLE_CALL_SITE();
   if (!controlled()) return HEDDLE_REAL(pthread_mutex_clocklock)(m, clock, abstime);
   if (heddle::rt::invalid(*abstime)) return EINVAL;
   return heddle::rt::lock_mutex(m, true, heddle::rt::deadline_at(clock, *abstime));
 }
 
 HEDDLE_RT_DEFINE(int, pthread_mutex_unlock, (pthread_mutex_t * m)) {
+  HEDDLE_CALL_SITE();
   if (!controlled()) return HEDDLE_REAL(pthread_mutex_unlock)(m);
   return heddle::rt::unlock_mutex(m);
 }
@@ -216,16 +221,19 @@ HEDDLE_RT_DEFINE(int, pthread_spin_destroy, (pthread_spinlock_t * s)) {
 }
 
 HEDDLE_RT_DEFINE(int, pthread_spin_lock, (pthread_spinlock_t * s)) {
+  HEDDLE_CALL_SITE();
   if (!controlled()) return HEDDLE_REAL(pthread_spin_lock)(s);
   return heddle::rt::lock(heddle::rt::model_of(heddle::rt::key(s), PTHREAD_MUTEX_NORMAL, true), heddle::rt::spin_noun, true, std::nullopt);
 }
 
 HEDDLE_RT_DEFINE(int, pthread_spin_trylock, (pthread_spinlock_t * s)) {
+  HEDDLE_CALL_SITE();
   if (!controlled()) return HEDDLE_REAL(pthread_spin_trylock)(s);
   return heddle::rt::lock(heddle::rt::model_of(heddle::rt::key(s), PTHREAD_MUTEX_NORMAL, true), heddle::rt::spin_noun, false, std::nullopt);
 }
 
 HEDDLE_RT_DEFINE(int, pthread_spin_unlock, (pthread_spinlock_t * s)) {
+  HEDDLE_CALL_SITE();
   if (!controlled()) return HEDDLE_REAL(pthread_spin_unlock)(s);
   return heddle::rt::unlock(heddle::rt::model_of(heddle::rt::key(s), PTHREAD_MUTEX_NORMAL, true), heddle::rt::spin_noun);
 }

@@ -14,6 +14,12 @@
 // control, so the tables need no lock.
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "engine/call_site.hpp"
+
 #include <pthread.h>
 #include <time.h>
 
@@ -44,10 +50,36 @@ namespace heddle::rt {
 
 // Scheduling points and bugs of this layer carry no source location
 // (std::source_location{}): one would name the runtime's own code, not the
-// program's call; the point kind and object say which call it was.
+// program's call. The interposed functions mark the program's call site
+// instead (HEDDLE_CALL_SITE), which reports symbolize.
 
 // True when the caller is an operation of a controlled iteration.
 inline bool controlled() noexcept { return in_control() && current_operation() != 0; }
+
+// For the length of an interposed call, the program's call site: the points
+// the call makes are placed there in reports (engine/call_site.hpp). The
+// outermost interposed call wins (mtx_lock calls pthread_mutex_lock).
+class call_site {
+ public:
+  explicit call_site(void* pc) noexcept {
+    if (!controlled()) return;
+    op_ = current_operation();
+    std::vector<std::uintptr_t>& pcs = detail::interposed_call_pcs;
+    if (op_ >= pcs.size()) pcs.resize(std::max<std::size_t>(op_ + 1, 64));
+    saved_ = pcs[op_];
+    if (saved_ == 0) pcs[op_] = reinterpret_cast<std::uintptr_t>(pc);
+  }
+  ~call_site() {
+    if (op_ != 0 && op_ < detail::interposed_call_pcs.size()) detail::interposed_call_pcs[op_] = saved_;
+  }
+  call_site(const call_site&) = delete;
+  call_site& operator=(const call_site&) = delete;
+
+ private:
+  operation_id op_ = 0;
+  std::uintptr_t saved_ = 0;
+};
+#define HEDDLE_CALL_SITE() const ::heddle::rt::call_site heddle_call_site_(__builtin_return_address(0))
 
 // A side table: model state of type T per address of a program object, for
 // the running iteration only. Entries are boxed so their addresses (and the
@@ -126,6 +158,10 @@ struct thread_record {
 
 // The record of the running operation (created for operation 1 on first use).
 thread_record& self();
+// The start routine of the thread operation `op` runs (0: none known), for
+// its name in reports.
+void note_start_routine(operation_id op, std::uintptr_t pc);
+std::uintptr_t start_routine_of(operation_id op) noexcept;
 // The record `t` designates in this iteration, or null.
 thread_record* find_thread(pthread_t t);
 // Acts on a pending cancellation if the caller's cancelability allows it:

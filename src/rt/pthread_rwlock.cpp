@@ -94,50 +94,59 @@ HEDDLE_RT_DEFINE(int, pthread_rwlock_destroy, (pthread_rwlock_t * l)) {
 }
 
 HEDDLE_RT_DEFINE(int, pthread_rwlock_rdlock, (pthread_rwlock_t * l)) {
+  HEDDLE_CALL_SITE();
   if (!controlled()) return HEDDLE_REAL(pthread_rwlock_rdlock)(l);
   return heddle::rt::lock(l, true, true, std::nullopt);
 }
 
 HEDDLE_RT_DEFINE(int, pthread_rwlock_tryrdlock, (pthread_rwlock_t * l)) {
+  HEDDLE_CALL_SITE();
   if (!controlled()) return HEDDLE_REAL(pthread_rwlock_tryrdlock)(l);
   return heddle::rt::lock(l, true, false, std::nullopt);
 }
 
 HEDDLE_RT_DEFINE(int, pthread_rwlock_timedrdlock, (pthread_rwlock_t * l, const struct timespec* abstime)) {
+  HEDDLE_CALL_SITE();
   if (!controlled()) return HEDDLE_REAL(pthread_rwlock_timedrdlock)(l, abstime);
   if (heddle::rt::invalid(*abstime)) return EINVAL;
   return heddle::rt::lock(l, true, true, heddle::rt::deadline(abstime, CLOCK_REALTIME));
 }
 
 HEDDLE_RT_DEFINE(int, pthread_rwlock_clockrdlock, (pthread_rwlock_t * l, clockid_t clock, const struct timespec* abstime)) {
+  HEDDLE_CALL_SITE();
   if (!controlled()) return HEDDLE_REAL(pthread_rwlock_clockrdlock)(l, clock, abstime);
   if (heddle::rt::invalid(*abstime)) return EINVAL;
   return heddle::rt::lock(l, true, true, heddle::rt::deadline(abstime, clock));
 }
 
 HEDDLE_RT_DEFINE(int, pthread_rwlock_wrlock, (pthread_rwlock_t * l)) {
+  HEDDLE_CALL_SITE();
   if (!controlled()) return HEDDLE_REAL(pthread_rwlock_wrlock)(l);
   return heddle::rt::lock(l, false, true, std::nullopt);
 }
 
 HEDDLE_RT_DEFINE(int, pthread_rwlock_trywrlock, (pthread_rwlock_t * l)) {
+  HEDDLE_CALL_SITE();
   if (!controlled()) return HEDDLE_REAL(pthread_rwlock_trywrlock)(l);
   return heddle::rt::lock(l, false, false, std::nullopt);
 }
 
 HEDDLE_RT_DEFINE(int, pthread_rwlock_timedwrlock, (pthread_rwlock_t * l, const struct timespec* abstime)) {
+  HEDDLE_CALL_SITE();
   if (!controlled()) return HEDDLE_REAL(pthread_rwlock_timedwrlock)(l, abstime);
   if (heddle::rt::invalid(*abstime)) return EINVAL;
   return heddle::rt::lock(l, false, true, heddle::rt::deadline(abstime, CLOCK_REALTIME));
 }
 
 HEDDLE_RT_DEFINE(int, pthread_rwlock_clockwrlock, (pthread_rwlock_t * l, clockid_t clock, const struct timespec* abstime)) {
+  HEDDLE_CALL_SITE();
   if (!controlled()) return HEDDLE_REAL(pthread_rwlock_clockwrlock)(l, clock, abstime);
   if (heddle::rt::invalid(*abstime)) return EINVAL;
   return heddle::rt::lock(l, false, true, heddle::rt::deadline(abstime, clock));
 }
 
 HEDDLE_RT_DEFINE(int, pthread_rwlock_unlock, (pthread_rwlock_t * l)) {
+  HEDDLE_CALL_SITE();
   if (!controlled()) return HEDDLE_REAL(pthread_rwlock_unlock)(l);
   return heddle::rt::unlock(l);
 }

@@ -170,6 +170,27 @@ void run_thread(thread_record& r, void* (*start)(void*), void* arg) {
 
 }  // namespace
 
+namespace {
+// Index = operation id: the start routine of the thread it runs, for the
+// operation's name in reports (fork_child.cpp mirrors it; symbolized only
+// when a report is made).
+std::vector<std::uintptr_t>& start_routines() {
+  static std::vector<std::uintptr_t> routines;
+  return routines;
+}
+}  // namespace
+
+void note_start_routine(operation_id op, std::uintptr_t pc) {
+  std::vector<std::uintptr_t>& routines = start_routines();
+  if (op >= routines.size()) routines.resize(std::max<std::size_t>(op + 1, 64));
+  routines[op] = pc;
+}
+
+std::uintptr_t start_routine_of(operation_id op) noexcept {
+  const std::vector<std::uintptr_t>& routines = start_routines();
+  return op < routines.size() ? routines[op] : 0;
+}
+
 thread_record& self() {
   thread_table& t = threads();
   const operation_id op = current_operation();
@@ -221,6 +242,7 @@ using heddle::rt::thread_record;
 
 HEDDLE_RT_DEFINE(int, pthread_create,
                  (pthread_t * thread, const pthread_attr_t* attr, void* (*start)(void*), void* arg)) {
+  HEDDLE_CALL_SITE();
   if (!controlled()) return HEDDLE_REAL(pthread_create)(thread, attr, start, arg);
   // glibc's pthread_create clears the flag for good once a second thread
   // exists; libstdc++ then uses atomic reference counts (shared_ptr...) and
@@ -235,6 +257,7 @@ HEDDLE_RT_DEFINE(int, pthread_create,
   const heddle::operation_id op =
       heddle::spawn([&r, start, arg] { heddle::rt::run_thread(r, start, arg); }, {});
   heddle::rt::threads().attach(r, op);
+  heddle::rt::note_start_routine(op, reinterpret_cast<std::uintptr_t>(start));
   *thread = reinterpret_cast<pthread_t>(&r);
   return 0;
 }
@@ -298,16 +321,19 @@ int join(const char* call, pthread_t thread, void** result, bool blocking, std::
 }  // namespace heddle::rt
 
 HEDDLE_RT_DEFINE(int, pthread_join, (pthread_t thread, void** result)) {
+  HEDDLE_CALL_SITE();
   if (!controlled()) return HEDDLE_REAL(pthread_join)(thread, result);
   return heddle::rt::join("pthread_join", thread, result, true, std::nullopt);
 }
 
 HEDDLE_RT_DEFINE(int, pthread_tryjoin_np, (pthread_t thread, void** result)) {
+  HEDDLE_CALL_SITE();
   if (!controlled()) return HEDDLE_REAL(pthread_tryjoin_np)(thread, result);
   return heddle::rt::join("pthread_tryjoin_np", thread, result, false, std::nullopt);
 }
 
 HEDDLE_RT_DEFINE(int, pthread_timedjoin_np, (pthread_t thread, void** result, const struct timespec* abstime)) {
+  HEDDLE_CALL_SITE();
   if (!controlled()) return HEDDLE_REAL(pthread_timedjoin_np)(thread, result, abstime);
   if (abstime == nullptr) return heddle::rt::join("pthread_timedjoin_np", thread, result, true, std::nullopt);
   if (heddle::rt::invalid(*abstime)) return EINVAL;
@@ -317,6 +343,7 @@ HEDDLE_RT_DEFINE(int, pthread_timedjoin_np, (pthread_t thread, void** result, co
 
 HEDDLE_RT_DEFINE(int, pthread_clockjoin_np,
                  (pthread_t thread, void** result, clockid_t clock, const struct timespec* abstime)) {
+  HEDDLE_CALL_SITE();
   if (!controlled()) return HEDDLE_REAL(pthread_clockjoin_np)(thread, result, clock, abstime);
   if (abstime == nullptr) return heddle::rt::join("pthread_clockjoin_np", thread, result, true, std::nullopt);
   if (heddle::rt::invalid(*abstime)) return EINVAL;

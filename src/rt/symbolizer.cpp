@@ -9,6 +9,8 @@
 
 #include <cxxabi.h>
 #include <dlfcn.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -17,6 +19,7 @@
 #include <map>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 namespace heddle::rt {
 
@@ -35,6 +38,16 @@ struct libdw {
   decltype(&::dwfl_module_addrinfo) module_addrinfo = nullptr;
   decltype(&::dwfl_module_getsrc) module_getsrc = nullptr;
   decltype(&::dwfl_lineinfo) lineinfo = nullptr;
+  // The inline chain (symbolize_frames): the scopes of a pc in its unit.
+  decltype(&::dwfl_module_addrdie) module_addrdie = nullptr;
+  decltype(&::dwarf_getscopes) getscopes = nullptr;
+  decltype(&::dwarf_getscopes_die) getscopes_die = nullptr;
+  decltype(&::dwarf_tag) tag = nullptr;
+  decltype(&::dwarf_attr_integrate) attr_integrate = nullptr;
+  decltype(&::dwarf_formudata) formudata = nullptr;
+  decltype(&::dwarf_formstring) formstring = nullptr;
+  decltype(&::dwarf_getsrcfiles) getsrcfiles = nullptr;
+  decltype(&::dwarf_filesrc) filesrc = nullptr;
 
   // Null when libdw.so.1 or one of the functions is missing.
   static const libdw* get() {
@@ -58,6 +71,15 @@ struct libdw {
       find(l.module_addrinfo, "dwfl_module_addrinfo");
       find(l.module_getsrc, "dwfl_module_getsrc");
       find(l.lineinfo, "dwfl_lineinfo");
+      find(l.module_addrdie, "dwfl_module_addrdie");
+      find(l.getscopes, "dwarf_getscopes");
+      find(l.getscopes_die, "dwarf_getscopes_die");
+      find(l.tag, "dwarf_tag");
+      find(l.attr_integrate, "dwarf_attr_integrate");
+      find(l.formudata, "dwarf_formudata");
+      find(l.formstring, "dwarf_formstring");
+      find(l.getsrcfiles, "dwarf_getsrcfiles");
+      find(l.filesrc, "dwarf_filesrc");
       return complete ? &l : nullptr;
     }();
     return loaded;
@@ -68,7 +90,7 @@ struct session {
   const libdw* dw = nullptr;
   Dwfl* dwfl = nullptr;
   pid_t pid = 0;  // a forked child reports its own maps (same layout, but libdw caches per pid)
-  std::map<std::uintptr_t, source_position> cache;
+  std::map<std::uintptr_t, std::vector<source_position>> cache;
 
   ~session() { close(); }
   void close() {
@@ -133,6 +155,78 @@ source_position look_up(const libdw& dw, Dwfl* dwfl, Dwarf_Addr address) {
   return p;
 }
 
+// The name of a function-like scope (a subprogram or an inlined
+// subroutine, whose name is on its abstract origin): the demangled linkage
+// name when there is one, so methods read with their class.
+std::string scope_name(const libdw& dw, Dwarf_Die* die) {
+  Dwarf_Attribute attribute;
+  for (const unsigned name : {DW_AT_linkage_name, DW_AT_MIPS_linkage_name, DW_AT_name}) {
+    if (dw.attr_integrate(die, name, &attribute) == nullptr) continue;
+    if (const char* text = dw.formstring(&attribute); text != nullptr) return demangle(text);
+  }
+  return {};
+}
+
+bool is_function_scope(const libdw& dw, Dwarf_Die* die) {
+  const int tag = dw.tag(die);
+  return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine;
+}
+
+// The frames at `address`, innermost first (see symbolize_frames).
+std::vector<source_position> look_up_frames(const libdw& dw, Dwfl* dwfl, Dwarf_Addr address) {
+  std::vector<source_position> frames;
+  source_position innermost = look_up(dw, dwfl, address);
+  Dwfl_Module* module = dw.addrmodule(dwfl, address);
+  Dwarf_Addr bias = 0;
+  Dwarf_Die* unit = module != nullptr ? dw.module_addrdie(module, address, &bias) : nullptr;
+  // The innermost scope at the address, then its parents in the DIE tree:
+  // an inlined subroutine's concrete instance sits inside its caller's scope
+  // (dwarf_getscopes itself goes on with the abstract definition's scopes
+  // instead), as eu-addr2line -i walks them.
+  Dwarf_Die* scopes = nullptr;
+  int count = unit != nullptr ? dw.getscopes(unit, address - bias, &scopes) : -1;
+  if (count > 0) {
+    Dwarf_Die innermost_scope = scopes[0];
+    std::free(scopes);
+    scopes = nullptr;
+    count = dw.getscopes_die(&innermost_scope, &scopes);
+  }
+  if (count <= 0) {
+    if (innermost.known() || !innermost.function.empty()) frames.push_back(std::move(innermost));
+    std::free(scopes);
+    return frames;
+  }
+  Dwarf_Files* files = nullptr;
+  std::size_t file_count = 0;
+  if (dw.getsrcfiles(unit, &files, &file_count) != 0) files = nullptr;
+  // The innermost function scope names the innermost frame; each inlined
+  // subroutine's call site is the position in the next function scope out.
+  int i = 0;
+  while (i < count && !is_function_scope(dw, &scopes[i])) ++i;
+  if (i < count) {
+    if (std::string name = scope_name(dw, &scopes[i]); !name.empty()) innermost.function = std::move(name);
+  }
+  frames.push_back(std::move(innermost));
+  while (i < count && dw.tag(&scopes[i]) == DW_TAG_inlined_subroutine) {
+    source_position call;
+    Dwarf_Attribute attribute;
+    Dwarf_Word file = 0, line = 0;
+    if (dw.attr_integrate(&scopes[i], DW_AT_call_file, &attribute) != nullptr && dw.formudata(&attribute, &file) == 0 &&
+        files != nullptr && file < file_count) {
+      if (const char* path = dw.filesrc(files, file, nullptr, nullptr); path != nullptr) call.file = path;
+    }
+    if (dw.attr_integrate(&scopes[i], DW_AT_call_line, &attribute) != nullptr && dw.formudata(&attribute, &line) == 0)
+      call.line = static_cast<std::uint32_t>(line);
+    ++i;
+    while (i < count && !is_function_scope(dw, &scopes[i])) ++i;
+    if (i < count) call.function = scope_name(dw, &scopes[i]);
+    if (call.function.empty()) call.function = frames.front().function;
+    frames.push_back(std::move(call));
+  }
+  std::free(scopes);
+  return frames;
+}
+
 // libdw takes pthread locks of its own. Under control those calls would reach
 // libheddle-rt's pthread models and become scheduling points of the program;
 // while symbolizing, this OS thread is outside control, so they are the C
@@ -172,15 +266,36 @@ std::string symbolize_data(std::uintptr_t address) {
   return text;
 }
 
-source_position symbolize(std::uintptr_t pc) {
+std::vector<source_position> symbolize_frames(std::uintptr_t pc) {
   const outside_control guard;
   session& s = current_session();
   if (pc == 0 || s.dwfl == nullptr) return {};
   if (const auto it = s.cache.find(pc); it != s.cache.end()) return it->second;
-  source_position p = look_up(*s.dw, s.dwfl, pc - 1);
-  if (!p.known() && p.function.empty() && s.open()) p = look_up(*s.dw, s.dwfl, pc - 1);  // a library loaded since
-  s.cache.emplace(pc, p);
-  return p;
+  std::vector<source_position> frames = look_up_frames(*s.dw, s.dwfl, pc - 1);
+  if (frames.empty() && s.open()) frames = look_up_frames(*s.dw, s.dwfl, pc - 1);  // a library loaded since
+  s.cache.emplace(pc, frames);
+  return frames;
+}
+
+bool is_library_file(std::string_view file) {
+  return file.starts_with("/usr/include/") || file.starts_with("/usr/lib/") ||
+         file.find("/include/c++/") != std::string_view::npos;
+}
+
+source_position symbolize(std::uintptr_t pc) {
+  const std::vector<source_position> frames = symbolize_frames(pc);
+  for (const source_position& f : frames)
+    if (f.known() && !is_library_file(f.file)) return f;
+  return frames.empty() ? source_position{} : frames.front();
+}
+
+bool is_runtime_code(std::uintptr_t pc) {
+  static const void* const own_base = [] {
+    Dl_info info{};
+    return ::dladdr(reinterpret_cast<void*>(&is_library_file), &info) != 0 ? info.dli_fbase : nullptr;
+  }();
+  Dl_info info{};
+  return pc != 0 && ::dladdr(reinterpret_cast<void*>(pc - 1), &info) != 0 && info.dli_fbase == own_base;
 }
 
 }  // namespace heddle::rt

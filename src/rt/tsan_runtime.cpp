@@ -20,6 +20,7 @@
 
 #include "engine/engine.hpp"
 #include "rt/race_detector.hpp"
+#include "rt/suppressions.hpp"
 #include "rt/symbolizer.hpp"
 #include "runner/timeline.hpp"
 
@@ -96,7 +97,43 @@ iteration_state& state() {
 
 source_position symbolize_for_report(std::uintptr_t pc) { return symbolize(pc); }
 
-std::string side(const engine& e, const access_site& a, const race& r) {
+std::string basename_of(std::string_view path) {
+  const auto slash = path.rfind('/');
+  return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
+}
+
+// Where an access was, for the report: its innermost frame in the user's
+// code, and under it the library frame it was made in, when the access is in
+// library code (an atomic inlined from <atomic>, a std::vector<bool> bit).
+// `callers` (the access's shadow stack, outermost first) places an access
+// made in a library function that was not inlined; only the access being
+// made has one. Returns the text and the user frame found.
+std::pair<std::string, source_position> where_text(std::uintptr_t pc, const std::vector<std::uintptr_t>* callers) {
+  const std::vector<source_position> frames = rt::symbolize_frames(pc);
+  const source_position* user = nullptr;
+  for (const source_position& f : frames)
+    if (user == nullptr && f.known() && !rt::is_library_file(f.file)) user = &f;
+  source_position from_stack;
+  if (user == nullptr && callers != nullptr) {
+    for (auto c = callers->rbegin(); c != callers->rend() && user == nullptr; ++c) {
+      if (rt::is_runtime_code(*c)) break;
+      from_stack = symbolize(*c);
+      if (from_stack.known() && !rt::is_library_file(from_stack.file)) user = &from_stack;
+    }
+  }
+  const source_position* library = !frames.empty() && frames.front().known() && rt::is_library_file(frames.front().file)
+                                       ? &frames.front() : nullptr;
+  std::string text;
+  const source_position* shown = user != nullptr ? user : !frames.empty() ? &frames.front() : nullptr;
+  if (shown != nullptr && shown->known()) text += fmt::format(" at {}:{}", shown->file, shown->line);
+  if (shown != nullptr && !shown->function.empty()) text += " in " + shown->function;
+  if (library != nullptr && user != nullptr)
+    text += fmt::format(" (in {} at {}:{})", library->function.empty() ? "library code" : library->function,
+                        basename_of(library->file), library->line);
+  return {text, shown != nullptr ? *shown : source_position{}};
+}
+
+std::string side(const engine& e, const access_site& a, const race& r, const std::vector<std::uintptr_t>* callers) {
   std::string text = fmt::format("{}{} by {}", a.atomic ? "atomic " : "",
                                  a.free ? "free" : a.write ? "write" : "read", e.describe_operation(a.operation));
   // A free being made knows its block; one recorded in the shadow knows only
@@ -106,10 +143,7 @@ std::string side(const engine& e, const access_site& a, const race& r) {
   } else if (a.address != r.later.address || a.size != r.later.size) {
     text += fmt::format(" ({} bytes at {:#x})", a.size, a.address);
   }
-  const source_position p = symbolize(a.pc);
-  if (p.known()) text += fmt::format(" at {}:{}", p.file, p.line);
-  if (!p.function.empty()) text += " in " + p.function;
-  return text;
+  return text + where_text(a.pc, callers).first;
 }
 
 // An access to a block freed before it (ordered by happens-before: otherwise
@@ -120,13 +154,10 @@ void report_use_after_free(engine& e, const race& r) {
   std::string message = fmt::format("use after free: {}{} of {} bytes at {:#x} by {}", use.atomic ? "atomic " : "",
                                     use.write ? "write" : "read", use.size, use.address,
                                     e.describe_operation(use.operation));
-  const source_position at = symbolize(use.pc);
-  if (at.known()) message += fmt::format(" at {}:{}", at.file, at.line);
-  if (!at.function.empty()) message += " in " + at.function;
+  const auto [use_text, at] = where_text(use.pc, &state().stack());
+  message += use_text;
   message += fmt::format("; it was freed by {}", e.describe_operation(r.earlier.operation));
-  const source_position freed_at = symbolize(r.earlier.pc);
-  if (freed_at.known()) message += fmt::format(" at {}:{}", freed_at.file, freed_at.line);
-  if (!freed_at.function.empty()) message += " in " + freed_at.function;
+  message += where_text(r.earlier.pc, nullptr).first;
   e.report(bug_kind::crash, std::move(message), at, false);
 }
 
@@ -135,19 +166,28 @@ void report_use_after_free(engine& e, const race& r) {
     report_use_after_free(e, r);
     return;
   }
+  if (race_suppressed(r, state().stack())) return;
   const std::string variable = symbolize_data(r.later.address);
-  std::string message = fmt::format("data race on {} bytes at {:#x}{}: {}, and {}", r.later.size, r.later.address,
-                                    variable.empty() ? "" : " (" + variable + ")", side(e, r.earlier, r),
-                                    side(e, r.later, r));
   const std::vector<std::uintptr_t>& stack = state().stack();
-  if (!stack.empty()) {
-    const source_position caller = symbolize(stack.back());
-    if (caller.known()) message += fmt::format(" (called from {}:{})", caller.file, caller.line);
+  std::string message = fmt::format("data race on {} bytes at {:#x}{}: {}, and {}", r.later.size, r.later.address,
+                                    variable.empty() ? "" : " (" + variable + ")", side(e, r.earlier, r, nullptr),
+                                    side(e, r.later, r, &stack));
+  // The user's call of the function that made the later access: the first
+  // caller in user code past the access's own frame (heddle's frames, such
+  // as the fork server's call of main, never show).
+  const source_position at = where_text(r.later.pc, &stack).second;
+  for (auto c = stack.rbegin(); c != stack.rend(); ++c) {
+    if (rt::is_runtime_code(*c)) break;
+    const source_position caller = symbolize(*c);
+    if (!caller.known() || rt::is_library_file(caller.file)) continue;
+    if (caller.file == at.file && caller.line == at.line) continue;
+    message += fmt::format(" (called from {}:{})", caller.file, caller.line);
+    break;
   }
   message += ", not ordered by happens-before";
   // Not unwinding here: the access may sit in C code or a noexcept function.
   // The iteration ends at this operation's next scheduling point.
-  e.report(bug_kind::data_race, std::move(message), symbolize(r.later.pc), false);
+  e.report(bug_kind::data_race, std::move(message), at, false);
 }
 
 }  // namespace

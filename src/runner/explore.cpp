@@ -28,6 +28,7 @@
 #include "runner/report.hpp"
 #include "runner/shards.hpp"
 #include "runner/statistics.hpp"
+#include "runner/suppressions.hpp"
 #include "runner/workers.hpp"
 #include "strategies/rng.hpp"
 #include "strategies/strategies.hpp"
@@ -42,6 +43,7 @@ result replay(options opts, const std::function<void()>& body, const test_identi
   // The trace's options, not the caller's, decide how the iteration runs.
   trace recorded = load_replay(opts, id.test);
   const trace_header header_recorded = recorded.header;
+  set_active_suppressions(opts);
   // The backend it was recorded on, unless code, HEDDLE_BACKEND or
   // --heddle_backend asks for the other one: a trace replays on either.
   if (!backend_requested(opts)) opts.backend = recorded.header.backend;
@@ -159,6 +161,7 @@ result explore(const options& given, std::function<void()> body, const test_iden
 }
 
 result detail::explore_as_given(const options& opts, std::function<void()> body, const test_identity& id) {
+  set_active_suppressions(opts);
   if (!opts.replay.empty()) return replay(opts, body, id);
   // A bad spec is a usage error before anything runs, here as in workers.
   const std::unique_ptr<detail::strategy> probe = make_strategy(opts.strategy, {.fair_after = opts.fair_after});
@@ -167,8 +170,10 @@ result detail::explore_as_given(const options& opts, std::function<void()> body,
   if (opts.memory_model == memory_model::rc11 && probe->describe().find("dpor") != std::string::npos)
     throw usage_error("dpor explores sequentially consistent interleavings only; use dfs for --memory-model rc11");
   const run_context run{opts, id, std::move(body), test_directory(opts, id)};
-  if (opts.parallel == 0) return run_here(run);
-  return run_workers(run);
+  result res = opts.parallel == 0 ? run_here(run) : run_workers(run);
+  // Counted in shared memory, so workers' suppressed races are here too.
+  for (std::size_t i = 0; i < active_suppressions().entries.size(); ++i) res.stats.races_suppressed += suppressed_count(i);
+  return res;
 }
 
 }  // namespace heddle

@@ -82,6 +82,8 @@ trace_header make_header(const options& o, const test_identity& id, std::string 
   h.detect_races = o.detect_races;
   h.backend = o.backend;
   h.iteration_timeout_ms = static_cast<std::uint64_t>(o.iteration_timeout.count());
+  h.expect_exit = o.expect_exit;
+  h.suppressions = o.suppressions;
   return h;
 }
 
@@ -184,6 +186,8 @@ iteration_report iteration_runner::process(std::uint64_t index, const bug_decide
       g.trace.header = make_header(run_.opts, run_.id, chosen_->describe(), index);
       g.trace.steps = outcome.trace_steps();
       g.trace.found = outcome.found;
+      // The summary line says when a spurious event made the bug.
+      if (const std::string note = spurious_note(g.trace.steps); !note.empty()) g.bug.message += " (" + note + ")";
       finalize_group(g, outcome, run_);
       out.first = std::move(g);
     }

@@ -2,10 +2,12 @@
 
 #include <charconv>
 #include <cstdlib>
+#include <filesystem>
 
 #include <fmt/format.h>
 
 #include "heddle/explore.hpp"
+#include "runner/suppressions.hpp"
 
 namespace heddle::detail {
 namespace {
@@ -90,6 +92,19 @@ const option_entry table[] = {
        o.scenarios = parse_unsigned(v, w);
        if (o.scenarios == 0) throw usage_error(fmt::format("bad value '{}' for {}: must be at least 1", v, w));
      }},
+    {"suppressions", [](options& o, std::string_view v, std::string_view w) {
+       // Read here, so a missing or malformed file is one line before anything runs.
+       (void)parse_suppressions_file(v, w);
+       // Absolute: traces record it, and a replay may run elsewhere.
+       std::error_code ec;
+       const std::filesystem::path absolute = std::filesystem::absolute(std::string(v), ec);
+       o.suppressions = ec ? std::string(v) : absolute.string();
+     }},
+    {"expect_exit", [](options& o, std::string_view v, std::string_view w) {
+       const std::uint64_t code = parse_unsigned(v, w);
+       if (code > 255) throw usage_error(fmt::format("bad value '{}' for {}: an exit status is 0 to 255", v, w));
+       o.expect_exit = static_cast<int>(code);
+     }},
 };
 
 }  // namespace
@@ -165,7 +180,31 @@ bool backend_requested(const options& given) {
          flag_overrides().contains("backend");
 }
 
+// HEDDLE_OPTIONS="suppressions=race.supp:max_steps=50000", as TSAN_OPTIONS:
+// name=value entries separated by spaces or colons. The single HEDDLE_*
+// variables and the flags come after it.
+void apply_options_variable(options& o) {
+  const char* text = std::getenv("HEDDLE_OPTIONS");
+  if (text == nullptr) return;
+  const std::string_view all(text);
+  std::size_t at = 0;
+  while (at < all.size()) {
+    const std::size_t end = std::min(all.find_first_of(" :", at), all.size());
+    const std::string_view entry = all.substr(at, end - at);
+    at = end + 1;
+    if (entry.empty()) continue;
+    const auto equals = entry.find('=');
+    const std::string_view name = entry.substr(0, equals);
+    if (equals == std::string_view::npos || !is_option_name(name))
+      throw usage_error(fmt::format("bad entry '{}' in HEDDLE_OPTIONS: expected name=value with a heddle option "
+                                    "name (suppressions, max_steps, spurious_wakeups, ...)",
+                                    entry));
+    set_option(o, name, entry.substr(equals + 1), fmt::format("{} in HEDDLE_OPTIONS", name));
+  }
+}
+
 options with_overrides(options o) {
+  apply_options_variable(o);
   for (const option_entry& e : table) {
     const std::string variable = variable_of(e.name);
     if (const char* v = std::getenv(variable.c_str()); v != nullptr) e.set(o, v, variable);

@@ -29,6 +29,9 @@ trace load_replay(options& opts, std::string_view test) {
   opts.memory = h.memory;
   opts.memory_model = h.memory_model;
   opts.detect_races = h.detect_races;
+  opts.expect_exit = h.expect_exit;
+  // A file the caller names (HEDDLE_SUPPRESSIONS) wins; else the run's.
+  if (opts.suppressions.empty()) opts.suppressions = h.suppressions;
   return recorded;
 }
 

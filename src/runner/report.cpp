@@ -20,6 +20,29 @@ std::string shell_quote(const std::string& s) {
 
 std::string shell_word(const std::string& text) { return shell_quote(text); }
 
+std::string spurious_note(const std::vector<trace_step>& steps) {
+  std::string wakeups, failures;
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const trace_step& s = steps[i];
+    if (s.kind != step_kind::choose_bool || s.value != 1) continue;
+    if (s.point == point_kind::wait) wakeups += fmt::format("{}{}", wakeups.empty() ? "" : ", ", i);
+    else if (s.point == point_kind::rmw) failures += fmt::format("{}{}", failures.empty() ? "" : ", ", i);
+    else continue;
+    ++count;
+  }
+  if (count == 0) return {};
+  const auto part = [](const std::string& at, std::string_view what) {
+    if (at.empty()) return std::string{};
+    const bool many = at.find(',') != std::string::npos;
+    return fmt::format("{}{} at step{} {}", many ? "" : "a ", what, many ? "s" : "", at);
+  };
+  const std::string w = part(wakeups, wakeups.find(',') != std::string::npos ? "spurious wake-ups" : "spurious wake-up");
+  const std::string f = part(failures, failures.find(',') != std::string::npos ? "spurious compare_exchange_weak failures"
+                                                                               : "spurious compare_exchange_weak failure");
+  return "after " + w + (w.empty() || f.empty() ? "" : " and ") + f;
+}
+
 std::string replay_command(const report_context& ctx) {
   if (!ctx.replay.empty()) return ctx.replay;
   if (ctx.trace_file.empty()) return {};
@@ -83,7 +106,12 @@ std::string format_report(const bug& b, const timeline& original, const timeline
   r += told.operation != 0 ? fmt::format("    in {}", shown.operation_title(told.operation))
                            : std::string("    outside any operation (in the scheduler, or a program's exit path after main returned)");
   if (told.where.known()) r += fmt::format(" at {}:{}", told.where.file, told.where.line);
-  r += fmt::format("\n    after {} steps\n\n", told.step);
+  r += fmt::format("\n    after {} steps\n", told.step);
+  if (const std::string note = spurious_note(shown.trace.steps); !note.empty())
+    r += fmt::format("    {} (POSIX allows them; --spurious-wakeups false and --spurious-cas-failures false turn "
+                     "them off)\n",
+                     note);
+  r += "\n";
 
   if (minimized != nullptr) {
     r += fmt::format("  minimized: {} -> {} preemptions, {} -> {} steps\n\n",

@@ -37,6 +37,11 @@ std::string format_report(const bug& b, const timeline& original, const timeline
 // The interleaving table: one row per step, one column per operation.
 std::string format_interleaving(const timeline& t);
 std::string replay_command(const report_context& ctx);
+// The spurious events (wake-ups, compare_exchange_weak failures) a schedule
+// took, for the bug's summary line: "after a spurious wake-up at step 12",
+// or empty when it took none. A bug after one may be the program's (POSIX
+// allows them) but not the one it meets in production.
+std::string spurious_note(const std::vector<trace_step>& steps);
 // `text` as one word of a shell command line, quoted when needed.
 std::string shell_word(const std::string& text);
 

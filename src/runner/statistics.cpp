@@ -188,6 +188,7 @@ void merge(statistics& a, const statistics& b) {
   a.iterations += b.iterations;
   a.steps_total += b.steps_total;
   a.max_steps_hits += b.max_steps_hits;
+  a.races_suppressed += b.races_suppressed;
   a.buggy_iterations += b.buggy_iterations;
   a.weak_order_iterations += b.weak_order_iterations;
   a.bounded_choices += b.bounded_choices;

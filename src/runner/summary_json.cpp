@@ -61,6 +61,7 @@ json stats_to_json(const statistics& s) {
           {"max_steps", s.max_steps},
           {"workers", s.workers},
           {"workers_replaced", s.workers_replaced},
+          {"races_suppressed", s.races_suppressed},
           {"schedule_hashes", hex_all(s.schedule_hashes)},
           {"end_state_hashes", hex_all(s.end_state_hashes)}};
 }
@@ -84,6 +85,7 @@ statistics stats_from_json(const json& j) {
   s.max_steps = j.value("max_steps", std::uint64_t{0});
   s.workers = j.value("workers", 0u);
   s.workers_replaced = j.value("workers_replaced", std::uint64_t{0});
+  s.races_suppressed = j.value("races_suppressed", std::uint64_t{0});
   if (const auto h = j.find("schedule_hashes"); h != j.end()) s.schedule_hashes = unhex_all(*h);
   if (const auto h = j.find("end_state_hashes"); h != j.end()) s.end_state_hashes = unhex_all(*h);
   return s;

@@ -107,7 +107,7 @@ std::unique_ptr<strategy> make_strategy(std::string_view spec, const strategy_co
     arg = spec.substr(colon + 1);
   }
   for (const entry& e : registry)
-    if (e.name == name) return e.make(spec, arg, config);
+    if (e.name == name) return with_rare_share(spec, e.make(spec, arg, config));
   std::string known;
   for (const entry& e : registry) known += fmt::format("{}{}", known.empty() ? "" : ", ", e.usage);
   throw usage_error(fmt::format("unknown strategy '{}' (known: {})", spec, known));

@@ -26,6 +26,10 @@ std::unique_ptr<strategy> make_portfolio_strategy(const strategy_config& config)
 std::string portfolio_member(std::uint64_t iteration);
 std::unique_ptr<strategy> make_ql_strategy();
 std::unique_ptr<strategy> make_surw_strategy();
+// Spurious events only in a share of the iterations (rare_share.cpp);
+// exhaustive specs (dfs, dpor) come back unwrapped.
+std::unique_ptr<strategy> with_rare_share(std::string_view spec, std::unique_ptr<strategy> inner);
+bool spurious_events_in_iteration(std::uint64_t index) noexcept;
 
 // Follows recorded decisions and checks each against what the program does.
 class replay_strategy final : public strategy {

@@ -2,11 +2,13 @@
 # End-to-end tests of the `heddle` CLI, one behaviour per invocation:
 #
 #   cli_test.sh CASE HEDDLE BANK_ACCOUNT BANK_ACCOUNT_FIXED CRASH_EXAMPLE WORK_DIR PLAIN_DIR HANG_EXAMPLE
-#               VERDICT_EXAMPLE PLAIN_GTEST INSTRUMENTED_PROGRAM
+#               VERDICT_EXAMPLE PLAIN_GTEST INSTRUMENTED_PROGRAM BENIGN_RACE BENIGN_RACE_SUPPRESSIONS
 #
 # PLAIN_DIR holds plain_abba_deadlock, plain_hang_in_read and their _fixed
-# twins (tests/pushbutton programs) and plain_many_steps, built without
-# heddle's wrappers.
+# twins, plain_many_steps, plain_spurious_wakeup_in_if and
+# plain_usual_exit_status_fixed: tests/pushbutton programs built without
+# heddle's wrappers. BENIGN_RACE is tests/pushbutton's suppressed_benign_race_fixed
+# (instrumented), with its suppressions file.
 #
 # Each case runs the built tool in a fresh WORK_DIR and checks exit codes and
 # output text (bug kind, message, replay command, one-line errors) with the
@@ -16,6 +18,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/../lib/check.sh"
 
 script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 case_name=$1 heddle=$2 buggy=$3 fixed=$4 crashing=$5 work=$6 plain_dir=$7 hanging=$8 verdicts=${9:-} plain_gtest=${10:-} instrumented=${11:-}
+benign_race=${12:-} benign_race_supp=${13:-}
 plain=$plain_dir/plain_abba_deadlock
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 
@@ -580,6 +583,113 @@ json.dump(t, open("diverging.json", "w"))' "$trace" || fail "cannot rewrite the 
     expect_one_line_error "bad value 'most' for --memory"
     run "$heddle" run --backend green -- "$plain"
     expect_one_line_error "bad value 'green' for --backend: expected fibers or threads"
+    ;;
+
+  engine_flags_are_checked_on_run_and_test)
+    # Every engine option is a flag of both commands; a bad value is one line.
+    for command in run test; do
+      for flag in "--spurious-wakeups maybe" "--spurious-cas-failures often" "--fair-after soon" \
+                  "--stack-size 10" "--max-steps 0" "--memory most" "--detect-races perhaps"; do
+        read -r name value <<<"$flag"
+        if [[ $command == test ]]; then run "$heddle" test "$buggy" "$name" "$value"
+        else run "$heddle" run "$name" "$value" -- "$plain"; fi
+        expect_one_line_error "bad value '$value' for $name"
+      done
+    done
+    run "$heddle" run --expect-exit 300 -- "$plain"
+    expect_one_line_error "bad value '300' for --expect-exit: an exit status is 0 to 255"
+    run "$heddle" run --expect-exit -1 -- "$plain"
+    expect_exit 2
+    # Accepted, and passed on: the fixed twin still passes with them.
+    run "$heddle" run --iterations 20 --spurious-wakeups false --spurious-cas-failures false --fair-after 100 \
+        --stack-size 65536 --max-steps 5000 --record-iterations --format json -- "$plain_dir/plain_abba_deadlock_fixed"
+    expect_exit 0
+    expect_stdout '"schedules":'
+    run "$heddle" test "$fixed" --iterations 20 --spurious-wakeups false --spurious-cas-failures false --no-progress
+    expect_exit 0
+    ;;
+
+  spurious_wakeups_flag_and_report)
+    # Only a spurious wake-up makes this program fail: the report says so, in
+    # the step's row and in the summary line.
+    run "$heddle" run --iterations 2000 --out out -- "$plain_dir/plain_spurious_wakeup_in_if"
+    expect_exit 1
+    expect_stderr "(after a spurious wake-up at step "
+    expect_stderr "spurious wake-up from condition_variable #"
+    expect_stderr "POSIX allows them; --spurious-wakeups false"
+    run "$heddle" replay out/run_plain_spurious_wakeup_in_if/bug-1.json
+    expect_exit 1
+    expect_stderr "spurious wake-up"
+    # Off by the flag, and by HEDDLE_OPTIONS: no bug.
+    run "$heddle" run --iterations 2000 --spurious-wakeups false -- "$plain_dir/plain_spurious_wakeup_in_if"
+    expect_exit 0
+    HEDDLE_OPTIONS="spurious_wakeups=false" run "$heddle" run --iterations 2000 -- "$plain_dir/plain_spurious_wakeup_in_if"
+    expect_exit 0
+    # Spurious events come only in a share of the iterations: the first 16 of
+    # a run take none, so a run that short finds nothing.
+    run "$heddle" run --iterations 16 -- "$plain_dir/plain_spurious_wakeup_in_if"
+    expect_exit 0
+    ;;
+
+  expect_exit_learns_or_takes_the_usual_status)
+    # This program exits 6 every time, which is no bug.
+    usual=$plain_dir/plain_usual_exit_status_fixed
+    run "$heddle" run --iterations 50 --format json -- "$usual"
+    expect_exit 0
+    expect_stderr "exit status 6 is the program's usual one (learnt from iteration 0; --expect-exit N sets it)"
+    expect_stdout '"expected_exit":{"iteration":0,"learnt":true,"status":6}'
+    run "$heddle" run --iterations 50 --expect-exit 6 -- "$usual"
+    expect_exit 0
+    expect_stderr "exit status 6 is the program's usual one (--expect-exit)"
+    run "$heddle" run --iterations 50 --expect-exit 0 --out out -- "$usual"
+    expect_exit 1
+    expect_stderr "exit_code: the program exited with status 6, not 0 (--expect-exit)"
+    run "$heddle" replay out/run_plain_usual_exit_status_fixed/bug-1.json
+    expect_exit 1
+    run "$heddle" run --iterations 50 --exit-code-is-bug false -- "$usual"
+    expect_exit 0
+    ;;
+
+  suppressions_file_leaves_out_races_and_counts_them)
+    run "$heddle" run --iterations 100 --format json -- "$benign_race"
+    expect_exit 1
+    expect_stdout '"kind":"data_race"'
+    expect_stdout 'peek_hint'
+    run "$heddle" run --iterations 100 --format json --suppressions "$benign_race_supp" -- "$benign_race"
+    expect_exit 0
+    expect_stderr "suppressed (race:peek_hint "
+    expect_stdout '"suppressed":{"by_suppression":[{"count":'
+    [[ $out =~ \"races\":([0-9]+) ]] && (( BASH_REMATCH[1] > 0 )) || fail "no suppressed races counted in the JSON"
+    # The same file through HEDDLE_OPTIONS, as TSAN_OPTIONS takes it.
+    HEDDLE_OPTIONS="suppressions=$benign_race_supp" run "$heddle" run --iterations 100 -- "$benign_race"
+    expect_exit 0
+    expect_stderr "suppressed (race:peek_hint "
+    # Wildcards, as ThreadSanitizer's.
+    printf '# a comment\n\nrace:*eek_h*\n' >wild.supp
+    run "$heddle" run --iterations 100 --suppressions wild.supp -- "$benign_race"
+    expect_exit 0
+    expect_stderr "race:*eek_h*"
+    printf 'race:^hint$\nrace_top:no_such_function\n' >narrow.supp
+    run "$heddle" run --iterations 100 --suppressions narrow.supp -- "$benign_race"
+    expect_exit 1
+    ;;
+
+  bad_suppressions_are_one_line_and_exit_2)
+    run "$heddle" run --suppressions missing.supp -- "$plain"
+    expect_one_line_error "cannot read suppressions file 'missing.supp' (--suppressions): No such file or directory"
+    printf 'race:ok\nrase:typo\n' >typo.supp
+    run "$heddle" run --suppressions typo.supp -- "$plain"
+    expect_one_line_error "typo.supp:2: unknown suppression type 'rase'"
+    printf 'race_top\n' >untyped.supp
+    run "$heddle" test "$fixed" --suppressions untyped.supp
+    expect_one_line_error "untyped.supp:1: 'race_top' has no type"
+    printf 'race:\n' >empty.supp
+    run "$heddle" run --suppressions empty.supp -- "$plain"
+    expect_one_line_error "empty.supp:1: 'race:' has an empty pattern"
+    HEDDLE_OPTIONS="suppressions=missing.supp" run "$heddle" run --iterations 5 -- "$plain"
+    expect_one_line_error "cannot read suppressions file 'missing.supp' (suppressions in HEDDLE_OPTIONS)"
+    HEDDLE_OPTIONS="verbosity=2" run "$heddle" run --iterations 5 -- "$plain"
+    expect_one_line_error "bad entry 'verbosity=2' in HEDDLE_OPTIONS"
     ;;
 
   replay_bad_input_is_one_line_and_exit_2)

@@ -22,7 +22,9 @@ namespace heddle::cli {
 
 int run_run(const run_arguments& a) {
   if (a.command.empty()) throw usage_error("no program to run (heddle run [options] -- ./program args...)");
-  options checked;
+  // HEDDLE_OPTIONS and the HEDDLE_* variables the program's fork server will
+  // read: checked here too, so a bad one is one line before anything runs.
+  options checked = detail::with_overrides({});
   std::map<std::string, std::string> variables;
   const auto pass = [&](const std::optional<std::string>& value, std::string_view name, std::string_view flag) {
     if (!value) return;
@@ -41,7 +43,6 @@ int run_run(const run_arguments& a) {
   pass(a.exit_code_is_bug, "exit_code_is_bug", "--exit-code-is-bug");
   if (a.fail_on_max_steps) variables["HEDDLE_FAIL_ON_MAX_STEPS"] = "1";
   if (a.check_determinism) variables["HEDDLE_CHECK_DETERMINISM"] = "1";
-  if (a.strategy) (void)detail::make_strategy(*a.strategy, {});
   // Instrumented programs only (heddle-cc/heddle-c++): which plain accesses are
   // scheduling points, and whether unordered ones are data_race bugs.
   pass(a.memory, "memory", "--memory");
@@ -51,6 +52,14 @@ int run_run(const run_arguments& a) {
     if (a.check->empty()) throw usage_error("bad value '' for --check: expected a shell command");
     variables["HEDDLE_CHECK"] = *a.check;
   }
+  pass(a.spurious_wakeups, "spurious_wakeups", "--spurious-wakeups");
+  pass(a.spurious_cas_failures, "spurious_cas_failures", "--spurious-cas-failures");
+  pass(a.fair_after, "fair_after", "--fair-after");
+  pass(a.stack_size, "stack_size", "--stack-size");
+  pass(a.suppressions, "suppressions", "--suppressions");
+  pass(a.expect_exit, "expect_exit", "--expect-exit");
+  if (a.record_iterations) variables["HEDDLE_RECORD_ITERATIONS"] = "1";
+  if (a.strategy) (void)detail::make_strategy(*a.strategy, {.fair_after = checked.fair_after});
   if (a.format == "json") variables["HEDDLE_RUN_FORMAT"] = "json";
   const std::vector<std::string> arguments(a.command.begin() + 1, a.command.end());
   return run_under_heddle(a.command.front(), arguments, variables);

@@ -40,7 +40,7 @@ using nlohmann::json;
 // Checks every value the way the test binary will, so a typo fails here, in
 // one line, before anything runs.
 void validate(const test_arguments& a) {
-  options checked;
+  options checked = detail::with_overrides({});
   const auto check = [&](const std::optional<std::string>& value, std::string_view name, std::string_view flag) {
     if (value) detail::set_option(checked, name, *value, flag);
   };
@@ -58,6 +58,9 @@ void validate(const test_arguments& a) {
   check(a.detect_races, "detect_races", "--detect-races");
   check(a.backend, "backend", "--backend");
   check(a.scenarios, "scenarios", "--scenarios");
+  check(a.spurious_wakeups, "spurious_wakeups", "--spurious-wakeups");
+  check(a.spurious_cas_failures, "spurious_cas_failures", "--spurious-cas-failures");
+  check(a.suppressions, "suppressions", "--suppressions");
   if (a.strategy) (void)detail::make_strategy(*a.strategy, {.fair_after = checked.fair_after});
 }
 
@@ -107,6 +110,9 @@ std::vector<std::string> binary_arguments(const test_arguments& a, const std::ve
   pass(a.detect_races, "detect_races");
   pass(a.backend, "backend");
   pass(a.scenarios, "scenarios");
+  pass(a.spurious_wakeups, "spurious_wakeups");
+  pass(a.spurious_cas_failures, "spurious_cas_failures");
+  pass(a.suppressions, "suppressions");
   if (a.fail_on_max_steps) argv.push_back("--heddle_fail_on_max_steps=1");
   if (a.explore) argv.push_back("--heddle_stop_on_first_bug=0");
   if (a.check_determinism) argv.push_back("--heddle_check_determinism=1");

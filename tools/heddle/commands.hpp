@@ -33,6 +33,9 @@ struct test_arguments {
   std::optional<std::string> memory_model;
   // Lincheck tests only: scenarios to generate.
   std::optional<std::string> scenarios;
+  // Spurious events (rare choices, in a share of the iterations), and the
+  // race reports to leave out (a ThreadSanitizer suppressions file).
+  std::optional<std::string> spurious_wakeups, spurious_cas_failures, suppressions;
   bool fail_on_max_steps = false;
   bool explore = false;            // go on after bugs, group them by signature
   bool check_determinism = false;  // run each iteration three times, compare
@@ -57,8 +60,13 @@ struct run_arguments {
   std::optional<std::string> iterations, time_budget, strategy, seed, max_steps, out, iteration_timeout,
       exit_code_is_bug, memory, detect_races, backend;
   std::optional<std::string> check;  // a shell command that judges each iteration's output
+  // The engine options heddle test has too, and push-button's own: the exit
+  // status the program ends with when it has no bug (--expect-exit).
+  std::optional<std::string> spurious_wakeups, spurious_cas_failures, fair_after, stack_size, suppressions,
+      expect_exit;
   bool fail_on_max_steps = false;
   bool check_determinism = false;  // run each iteration three times, compare
+  bool record_iterations = false;
   std::string format = "text";
 };
 int run_run(const run_arguments& args);

@@ -32,6 +32,20 @@ void add_filter(CLI::App* command, std::string& filter) {
                       "Tests to select, GoogleTest filter syntax: 'account.*', 'a.*:b.*', 'account.*-account.slow'");
 }
 
+// The engine options heddle test and heddle run share beyond the usual ones.
+void add_engine_flags(CLI::App* command, std::optional<std::string>& wakeups, std::optional<std::string>& cas,
+                      std::optional<std::string>& suppressions) {
+  command->add_option("--spurious-wakeups", wakeups,
+                      "Condition variables may wake up spuriously, a rare choice in every fourth iteration after the first 16: "
+                      "true (default) or false");
+  command->add_option("--spurious-cas-failures", cas,
+                      "compare_exchange_weak may fail spuriously, a rare choice in every fourth iteration after the first 16: "
+                      "true (default) or false");
+  command->add_option("--suppressions", suppressions,
+                      "A ThreadSanitizer suppressions file: data races to leave out (race:function, race:file, "
+                      "called_from_lib:library)");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -67,6 +81,7 @@ int main(int argc, char** argv) {
   test_command->add_option("--detect-races", test.detect_races,
                            "Report data races in instrumented code: true (default) or false");
   test_command->add_option("--backend", test.backend, "How operations run: fibers (default) or threads (OS threads)");
+  add_engine_flags(test_command, test.spurious_wakeups, test.spurious_cas_failures, test.suppressions);
   test_command->add_option("--scenarios", test.scenarios,
                            "Lincheck tests: scenarios to generate (default: the test's own); --iterations is then "
                            "the runs per scenario");
@@ -117,6 +132,14 @@ int main(int argc, char** argv) {
   run_command->add_option("--check", run.check,
                           "A shell command run after each iteration without a bug, with the program's output on its "
                           "stdin; a non-zero status is a bug (e.g. --check 'xz -dc | cmp - input')");
+  run_command->add_option("--fair-after", run.fair_after, "Steps of fair(S)'s strategy S per iteration before random");
+  run_command->add_option("--stack-size", run.stack_size, "Stack size of each thread, in bytes (at least 8 MiB are given)");
+  add_engine_flags(run_command, run.spurious_wakeups, run.spurious_cas_failures, run.suppressions);
+  run_command->add_option("--expect-exit", run.expect_exit,
+                          "The exit status the program ends with when it has no bug (default: learnt from the "
+                          "first iteration that exits)");
+  run_command->add_flag("--record-iterations", run.record_iterations,
+                        "Put every iteration's index and schedule hash in the JSON summary");
   // Not required() here: run_run says what is missing and how to give it.
   run_command->add_option("command", run.command, "The program and its arguments, after --");
 

@@ -24,6 +24,8 @@ std::string stats_text(const json& record) {
   if (seconds > 0) text += fmt::format(" ({:.0f}/s)", static_cast<double>(iterations) / seconds);
   if (const auto hits = stats.value("max_steps_hits", std::uint64_t{0}); hits > 0)
     text += fmt::format(", {} ended at --max-steps", hits);
+  if (const auto races = stats.value("races_suppressed", std::uint64_t{0}); races > 0)
+    text += fmt::format(", {} data race{} suppressed (--suppressions)", races, races == 1 ? "" : "s");
   return text;
 }
 

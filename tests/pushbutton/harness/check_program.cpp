@@ -5,7 +5,8 @@
 //
 // The source's first comment lines say what to expect:
 //   // expect: <bug kind> <message substring>
-//   // heddle: <extra heddle run flags>      (optional)
+//   // heddle: <extra heddle run flags>      (optional; {source_dir} stands
+//                                            for the source's directory)
 //   // replays: <N>                           (optional, default 100)
 // Checks: `heddle run --iterations 10000` finds a bug of that kind whose
 // message contains the substring; the fixed twin passes 1,000 iterations;
@@ -48,7 +49,11 @@ expectation read_expectation(const std::string& source) {
       words >> e.kind;
       std::getline(words >> std::ws, e.message);
     } else if (key == "heddle:") {
-      for (std::string flag; words >> flag;) e.flags.push_back(flag);
+      const std::string directory = std::filesystem::path(source).parent_path().string();
+      for (std::string flag; words >> flag;) {
+        if (const auto at = flag.find("{source_dir}"); at != std::string::npos) flag.replace(at, 12, directory);
+        e.flags.push_back(flag);
+      }
     } else if (key == "replays:") {
       words >> e.replays;
     }
