@@ -556,6 +556,19 @@ detail::iteration_outcome outcome_for_report(const iteration_result& r, const fo
   for (const auto& s : o.steps) ops = std::max<operation_id>(ops, s.operation + 1);
   ops = std::max<operation_id>(ops, ch.operations_mirrored);
   for (operation_id id = 1; id < ops && id < max_operations; ++id) o.operation_names.push_back(name_of(ch, id));
+  // A thread without a name of its own or a start routine in the program
+  // (std::thread starts in libstdc++): the user function its first located
+  // step is in.
+  for (std::size_t i = 0; i < o.operation_names.size(); ++i) {
+    if (!o.operation_names[i].empty()) continue;
+    for (const detail::step_record& s : o.steps) {
+      if (s.operation != i + 1 || s.pc == 0 || is_runtime_code(s.pc)) continue;
+      const source_position p = symbolize(s.pc);
+      if (!p.known() || is_library_file(p.file) || p.function.empty()) continue;
+      o.operation_names[i] = p.function;
+      break;
+    }
+  }
   o.objects.resize(std::max<object_id>(ch.objects_mirrored, 1));
   for (object_id id = 1; id < ch.objects_mirrored; ++id) {
     o.objects[id].kind = ch.objects[id].kind;
