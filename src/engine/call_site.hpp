@@ -16,10 +16,13 @@
 
 namespace heddle::detail {
 
-extern std::vector<std::uintptr_t> interposed_call_pcs;
+// Never destroyed: a program may hold this library twice (linked, and inside
+// libheddle-rt.so), and one object destroyed by both copies would be freed twice.
+std::vector<std::uintptr_t>& interposed_call_pcs() noexcept;
 
 inline std::uintptr_t interposed_call_pc(operation_id op) noexcept {
-  return op < interposed_call_pcs.size() ? interposed_call_pcs[op] : 0;
+  const std::vector<std::uintptr_t>& pcs = interposed_call_pcs();
+  return op < pcs.size() ? pcs[op] : 0;
 }
 
 }  // namespace heddle::detail

@@ -25,7 +25,10 @@
 
 namespace heddle::detail {
 
-std::vector<std::uintptr_t> interposed_call_pcs;
+std::vector<std::uintptr_t>& interposed_call_pcs() noexcept {
+  static std::vector<std::uintptr_t>* const pcs = new std::vector<std::uintptr_t>();  // NOLINT: never freed
+  return *pcs;
+}
 
 
 namespace {

@@ -64,13 +64,13 @@ class call_site {
   explicit call_site(void* pc) noexcept {
     if (!controlled()) return;
     op_ = current_operation();
-    std::vector<std::uintptr_t>& pcs = detail::interposed_call_pcs;
+    std::vector<std::uintptr_t>& pcs = detail::interposed_call_pcs();
     if (op_ >= pcs.size()) pcs.resize(std::max<std::size_t>(op_ + 1, 64));
     saved_ = pcs[op_];
     if (saved_ == 0) pcs[op_] = reinterpret_cast<std::uintptr_t>(pc);
   }
   ~call_site() {
-    if (op_ != 0 && op_ < detail::interposed_call_pcs.size()) detail::interposed_call_pcs[op_] = saved_;
+    if (op_ != 0 && op_ < detail::interposed_call_pcs().size()) detail::interposed_call_pcs()[op_] = saved_;
   }
   call_site(const call_site&) = delete;
   call_site& operator=(const call_site&) = delete;

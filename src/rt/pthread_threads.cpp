@@ -175,8 +175,8 @@ namespace {
 // operation's name in reports (fork_child.cpp mirrors it; symbolized only
 // when a report is made).
 std::vector<std::uintptr_t>& start_routines() {
-  static std::vector<std::uintptr_t> routines;
-  return routines;
+  static std::vector<std::uintptr_t>* const routines = new std::vector<std::uintptr_t>();  // NOLINT: never freed
+  return *routines;
 }
 }  // namespace
 

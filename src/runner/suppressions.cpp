@@ -64,7 +64,12 @@ bool frame_matches(std::string_view pattern, const suppression_frame& f) {
          (!f.library.empty() && suppression_matches(pattern, f.library));
 }
 
-suppression_list active;
+// Never destroyed (see engine/call_site.hpp: this library may be in a
+// program twice).
+suppression_list& active_list() {
+  static suppression_list* const list = new suppression_list();  // NOLINT: never freed
+  return *list;
+}
 // The counts live in a shared mapping: iterations run in forked children (the
 // fork server's, explore()'s workers), and what they suppressed counts in the
 // summary of the process that set the list.
@@ -156,6 +161,7 @@ int matching_suppression(const suppression_list& list, const std::vector<suppres
 }
 
 void set_active_suppressions(const options& o) {
+  suppression_list& active = active_list();
   if (o.suppressions.empty()) {
     active = {};
   } else if (o.suppressions != active.file) {
@@ -202,7 +208,7 @@ void cache_verdict(std::uintptr_t first_pc, std::uintptr_t second_pc, int verdic
   }
 }
 
-const suppression_list& active_suppressions() { return active; }
+const suppression_list& active_suppressions() { return active_list(); }
 
 std::uint64_t suppressed_count(std::size_t entry) {
   return entry < counts.size() ? counts[entry].load(std::memory_order_relaxed) : 0;
