@@ -152,23 +152,23 @@ void iteration_runner::start_window_if_due(std::uint64_t index) {
   active_ = streaming_ ? streaming_.get() : chosen_.get();
 }
 
-void iteration_runner::warm_up(std::uint64_t index) {
+// Runs iteration `index` under the strategy of its learning window; the
+// strategy learns from it. Shared by warm_up and process.
+const iteration_outcome& iteration_runner::run_one(std::uint64_t index) {
   start_window_if_due(index);
   active_->begin_iteration(index, iteration_seed(run_.opts.seed, index));
   guard_.begin_iteration(index);
   const iteration_outcome& outcome = engine_.run(*active_, run_.body);
   guard_.end_iteration();
   active_->end_iteration({outcome.steps.size(), outcome.found.has_value(), outcome.hit_max_steps});
+  return outcome;
 }
+
+void iteration_runner::warm_up(std::uint64_t index) { run_one(index); }
 
 iteration_report iteration_runner::process(std::uint64_t index, const bug_decider& decide) {
   iteration_report out;
-  start_window_if_due(index);
-  active_->begin_iteration(index, iteration_seed(run_.opts.seed, index));
-  guard_.begin_iteration(index);
-  const iteration_outcome& outcome = engine_.run(*active_, run_.body);
-  guard_.end_iteration();
-  active_->end_iteration({outcome.steps.size(), outcome.found.has_value(), outcome.hit_max_steps});
+  const iteration_outcome& outcome = run_one(index);
   out.record = make_record(index, outcome);
 
   if (outcome.found) {

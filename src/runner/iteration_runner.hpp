@@ -108,6 +108,7 @@ class iteration_runner {
 
  private:
   void start_window_if_due(std::uint64_t index);
+  const iteration_outcome& run_one(std::uint64_t index);
   std::optional<std::string> check_determinism(std::uint64_t index, const std::vector<trace_step>& steps,
                                                const std::optional<bug>& found);
 
