@@ -1,22 +1,21 @@
-// The engine: see engine.hpp for the contract.
+// The engine's scheduler: operations and the objects they block on, the
+// enabled set, decisions (of operations and of values), blocking and waking,
+// and the virtual clock. See engine.hpp for the contract. The end of an
+// iteration (bugs, unwinding) is in unwinding.cpp, deadlock explanation in
+// deadlock.cpp.
 //
 // Hot path: point() -> reschedule() -> decide() -> backend switch. Nothing on it
 // allocates once the per-iteration vectors have reached their working size:
 // operation and object records are reused across iterations, and the trace's
 // step vectors are cleared, not freed.
-#include "engine/engine.hpp"
-#include "engine/weak_memory.hpp"
-
 #include "engine/call_site.hpp"
-
-#include "backends/fiber_backend.hpp"
-#include "engine/deadlock_judge.hpp"
+#include "engine/engine_internal.hpp"
 #include "engine/schedule_hash.hpp"
+#include "engine/weak_memory.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <exception>
-#include <mutex>
 #include <typeinfo>
 
 #include <cxxabi.h>
@@ -30,49 +29,8 @@ std::vector<std::uintptr_t>& interposed_call_pcs() noexcept {
   return *pcs;
 }
 
-
 namespace {
 std::atomic<std::uint32_t> next_epoch{1};
-
-// The one engine whose deadlocks are judged (deadlock_judge.hpp).
-struct {
-  const engine* judged = nullptr;
-  deadlock_judge judge = nullptr;
-  void* context = nullptr;
-} judging;
-
-// Points that destructors reach (an unlock in a lock guard's destructor, a
-// notify or a semaphore release in a scope guard's): resuming an operation
-// there must not throw the unwind exception, which would hit a noexcept
-// frame. The operation runs on to its next point and unwinds from there.
-constexpr bool may_throw_at(point_kind kind) noexcept {
-  return kind != point_kind::release && kind != point_kind::release_shared && kind != point_kind::signal;
-}
-
-std::terminate_handler previous_terminate = nullptr;
-
-// The safety net for the points that do throw: if the unwind exception reaches
-// a noexcept frame anyway (a join in a jthread's destructor), the runtime calls
-// std::terminate with the stack intact. The operation is then abandoned,
-// suspended for good, instead of ending the process. (The C++ runtime's
-// per-thread exception state, eh_globals, is declared in fiber_backend.hpp.)
-[[noreturn]] void on_terminate() {
-  if (engine* e = engine::current(); e != nullptr && e->abort_in_flight()) {
-    if (std::uncaught_exceptions() > 0) {
-      // terminate was called while the exception unwound the stack (a
-      // destructor that terminates, as std::thread's does when joinable): it
-      // stays "uncaught" for good. The abandoned operation's stack is never
-      // resumed, so it is forgotten, or every later scheduling point on this
-      // OS thread would think an exception is propagating.
-      --__cxa_get_globals()->uncaught_exceptions;
-    } else {
-      __cxa_end_catch();  // the runtime "caught" the exception to call terminate
-    }
-    e->abandon_running();
-  }
-  if (previous_terminate != nullptr) previous_terminate();
-  std::abort();
-}
 
 std::string demangle(const char* name) {
   int status = 0;
@@ -89,22 +47,7 @@ engine::engine(backend& b, engine_config config)
   // each time) in it, which in a fork server's child also means fewer pages
   // to fault in.
   outcome_.steps.reserve(256);
-  static std::once_flag installed;
-  std::call_once(installed, [] { previous_terminate = std::set_terminate(&on_terminate); });
-}
-
-void engine::throw_abort() {
-  ops_[running_].abort_in_flight = true;
-  throw iteration_abort{};
-}
-
-void engine::abandon_running() {
-  const operation_id me = running_;
-  ops_[me].abandoned = true;
-  ops_[me].abort_in_flight = false;
-  running_ = 0;
-  switch_to(me, 0);
-  std::abort();  // never resumed
+  install_unwind_safety_net();
 }
 
 const iteration_outcome& engine::run(strategy& s, const std::function<void()>& body) {
@@ -297,11 +240,6 @@ void engine::join(operation_id target, const std::source_location& where) {
 
 // --- scheduling --------------------------------------------------------------
 
-inline void engine::switch_to(operation_id from, operation_id to) {
-  if (fibers_ != nullptr) [[likely]] fibers_->switch_now(from, to);
-  else backend_.switch_to(from, to);
-}
-
 inline void engine::reschedule() {
   const operation_id me = running_;
   const operation_id next = decide();
@@ -316,10 +254,6 @@ inline void engine::after_resume() {
   // unwinding_ first: one flag in the control block, set only while the
   // iteration's operations are unwound.
   if (unwinding_ && ops_[running_].unwind_requested) [[unlikely]] unwind_after_resume();
-}
-
-void engine::unwind_after_resume() {
-  if (std::uncaught_exceptions() == 0 && may_throw_at(ops_[running_].point)) throw_abort();
 }
 
 // The enabled set is kept up to date as operations change state, not rebuilt
@@ -492,62 +426,6 @@ inline void engine::at_point(point_kind kind, object_id object, const std::sourc
   reschedule();
 }
 
-void engine::detect_deadlock() {
-  bool all_finished = true;
-  for (operation_id id = 1; id < op_count_; ++id)
-    all_finished = all_finished && ops_[id].status == op_status::finished;
-  if (all_finished) return;
-
-  std::string message;
-  // Where the blocked operations block, the root cause (bug::signature()).
-  // An operation that waits to join another is downstream of the cycle
-  // unless joins are all there is (operations joining each other).
-  std::vector<source_position> blocked_at, joining_at;
-  const char* separator = "";
-  for (operation_id id = 1; id < op_count_; ++id) {
-    const operation& op = ops_[id];
-    if (op.status != op_status::blocked) continue;
-    const bool joins = op.point == point_kind::join;
-    (joins ? joining_at : blocked_at)
-        .push_back(op.where.line() != 0 ? source_position{op.where.file_name(), op.where.line(), op.where.function_name()}
-                                        : source_position{});
-    message += separator;
-    separator = "; ";
-    message += describe_operation(id);
-    if (op.waiting_on.empty()) {
-      message += " waits forever";
-      continue;
-    }
-    const char* joiner = op.mode == wait_mode::all ? " and " : " or ";
-    message += " waits for ";
-    for (std::size_t i = 0; i < op.waiting_on.size(); ++i) {
-      if (i > 0) message += joiner;
-      const object_state& o = objects_[op.waiting_on[i]];
-      if (o.kind == object_kind::operation) {
-        message += fmt::format("{} to finish (join)", describe_operation(o.owner));
-      } else {
-        message += describe_object(op.waiting_on[i]);
-        if (o.owner != 0) message += fmt::format(" held by {}", describe_operation(o.owner));
-      }
-    }
-  }
-  const operation_id culprit = running_ != 0 ? running_ : 1;
-  bug_kind kind = bug_kind::deadlock;
-  if (judging.judge != nullptr && judging.judged == this) {
-    deadlock_verdict v = judging.judge(judging.context, message);
-    if (v.quiet) return;  // the iteration ends with no bug, its blocked operations unwound
-    kind = v.kind;
-    if (!v.message.empty()) message = std::move(v.message);
-  }
-  const bool first = !outcome_.found;
-  report(kind, std::move(message), ops_[culprit].where, false);
-  if (first && outcome_.found) outcome_.blocked_at = std::move(blocked_at.empty() ? joining_at : blocked_at);
-}
-
-void set_deadlock_judge(const engine* e, deadlock_judge judge, void* context) noexcept {
-  judging = {judge != nullptr ? e : nullptr, judge, context};
-}
-
 // --- blocking ----------------------------------------------------------------
 
 wake_reason engine::wait(std::span<const object_id> objects, wait_mode mode,
@@ -711,51 +589,6 @@ std::uint64_t engine::decide_value(const decision_context& ctx, const choice& c,
   }
   record_step(c.kind, c.point, c.object, value, running_, where);
   return value;
-}
-
-void engine::report(bug_kind kind, std::string message, const std::source_location& where,
-                    bool unwind_now) {
-  source_position position;
-  if (where.line() != 0) position = {where.file_name(), where.line(), where.function_name()};
-  report(kind, std::move(message), std::move(position), unwind_now);
-}
-
-void engine::report(bug_kind kind, std::string message, source_position where, bool unwind_now) {
-  if (!outcome_.found && !unwinding_) {
-    bug b;
-    b.kind = kind;
-    b.message = std::move(message);
-    b.operation = running_;
-    b.operation_name = running_ != 0 ? ops_[running_].name : std::string{};
-    b.where = std::move(where);
-    b.step = outcome_.steps.size();
-    outcome_.found = std::move(b);
-  }
-  ending_ = true;
-  if (unwind_now && running_ != 0 && std::uncaught_exceptions() == 0) throw_abort();
-}
-
-// --- end of an iteration -----------------------------------------------------
-
-void engine::unwind_all() {
-  unwinding_ = true;
-  for (operation_id id = op_count_ - 1; id >= 1; --id) {
-    operation& op = ops_[id];
-    if (op.status == op_status::finished || op.abandoned) continue;
-    if (!op.started) {
-      op.body = nullptr;  // its captures are destroyed here, with models inert
-      op.status = op_status::finished;
-      unlist_enabled(id);
-      continue;
-    }
-    if (op.status == op_status::blocked) wake(op, 0, wake_reason::signaled);
-    op.unwind_requested = true;
-    running_ = id;
-    switch_to(0, id);  // returns when it has finished or was abandoned
-    running_ = 0;
-  }
-  for (operation_id id = 1; id < op_count_; ++id)
-    if (ops_[id].abandoned) backend_.abandon(id);
 }
 
 }  // namespace heddle::detail

@@ -1,0 +1,158 @@
+// dpor's shared parts (dpor.cpp runs the search, dpor_races.cpp finds the
+// races after each iteration): what a step touches (footprint), the steps of
+// an iteration (step_event), the search stack (decision), and the strategy's
+// state. Internal to src/strategies.
+#pragma once
+
+#include <algorithm>
+#include <limits>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "strategies/spurious_sites.hpp"
+#include "strategies/strategies.hpp"
+
+namespace heddle::detail::dpor_impl {
+
+inline constexpr std::size_t no_step = std::numeric_limits<std::size_t>::max();
+
+enum class access : std::uint8_t { none, read, shared, write };
+
+inline access mode_of(point_kind k) {
+  switch (k) {
+    case point_kind::read:
+    case point_kind::join: return access::read;
+    case point_kind::acquire_shared:
+    case point_kind::release_shared: return access::shared;
+    case point_kind::start:
+    case point_kind::finish:
+    case point_kind::yield:
+    case point_kind::fence:
+    case point_kind::choose: return access::none;
+    default: return access::write;
+  }
+}
+inline bool conflict(access a, access b) {
+  return a != access::none && b != access::none && !(a == access::read && b == access::read) &&
+         !(a == access::shared && b == access::shared);
+}
+inline bool pure_attempt(point_kind k) {
+  return k == point_kind::acquire || k == point_kind::acquire_shared || k == point_kind::wait ||
+         k == point_kind::join || k == point_kind::read;
+}
+inline bool release_like(point_kind k) {
+  return k == point_kind::release || k == point_kind::release_shared || k == point_kind::signal;
+}
+inline bool acquire_like(point_kind k) {
+  return k == point_kind::acquire || k == point_kind::acquire_shared || k == point_kind::wait;
+}
+
+// What a step does (or a sleeping operation's pending step would do), as far as dependence goes.
+struct footprint {
+  operation_id op = 0;
+  point_kind kind = point_kind::start;
+  object_id object = 0;
+  object_id blocked_on = 0;  // a visible step that blocked: the object it then waited on
+  bool global = false;       // moves the virtual clock or touches what is not known
+  bool invisible = false;    // a failed attempt
+  bool finishes = false;
+  bool lock = false;         // a blocking lock, offered only while its object is free
+};
+
+inline footprint pending_footprint(const pending_operation& p) {
+  return {p.id, p.point, p.object, 0, p.timed || p.point == point_kind::sleep, false, false, p.lock};
+}
+
+struct step_event {
+  footprint f;
+  std::size_t node = 0;      // its decision in the stack
+  std::size_t failed = no_step;  // a retry: the failed attempt before it
+  std::size_t waker = no_step;   // a retry: the step after which its operation was woken
+  std::size_t po_prev = no_step;  // the previous visible step of its operation
+  std::uint32_t local = 0;     // 1-based index among its operation's visible steps
+};
+
+struct decision {
+  bool data = false;
+  std::uint64_t offered = 0;  // data choice: its bound
+  std::uint64_t bound = 0;    // the values explored, [0, bound): 1 for a rare choice bounded by its site
+  std::uint64_t value = 0;
+  std::vector<pending_operation> enabled;  // schedule decision, as offered
+  std::vector<footprint> sleep;             // the sleep set on entry
+  std::vector<operation_id> backtrack;      // to explore here
+  std::vector<operation_id> explored;       // explored here; back() is the current choice
+  bool asleep(operation_id op) const {
+    return std::any_of(sleep.begin(), sleep.end(), [op](const footprint& f) { return f.op == op; });
+  }
+  bool offers(operation_id op) const {
+    return std::any_of(enabled.begin(), enabled.end(), [op](const pending_operation& p) { return p.id == op; });
+  }
+};
+
+inline bool contains(const std::vector<operation_id>& v, operation_id op) { return std::find(v.begin(), v.end(), op) != v.end(); }
+
+class dpor_strategy final : public strategy {
+ public:
+  void begin_iteration(std::uint64_t, std::uint64_t) override;
+  std::size_t next_operation(const decision_context& ctx) override;
+  std::uint64_t next_value(const decision_context& ctx, const choice& c) override;
+  void end_iteration(const iteration_summary&) override;
+  std::string describe() const override { return "dpor"; }
+  std::uint64_t learning_window() const override { return 0; }
+  bool exhausted() const override { return exhausted_; }
+  std::string stop_reason() const override { return error_.empty() ? stop_ : error_; }
+  std::string search_error() const override { return error_; }
+  std::uint64_t schedules_explored() const override { return schedules_; }
+  std::uint64_t bounded_choices() const override { return sites_.bounded_choices(); }
+
+ private:
+  static bool same_offer(const std::vector<pending_operation>& a, std::span<const pending_operation> b);
+  std::uint64_t diverge(std::string why);
+  // Records the step decision `d` takes and returns its index in ctx.enabled.
+  std::size_t take(const decision& d, const decision_context& ctx);
+  // At a scheduling decision: how the previous step ended, which blocked
+  // operations were woken, which operations were created.
+  void observe(const decision_context& ctx);
+  object_id self_of(operation_id op) const { return op < self_of_.size() ? self_of_[op] : 0; }
+  bool dependent(const footprint& a, const footprint& b) const;
+  // Source-DPOR's Sleep' for the decision after the last step: the operations
+  // asleep or already explored at its decision that the step did not touch.
+  std::vector<footprint> propagated_sleep() const;
+
+  std::uint32_t* clock(std::size_t event) { return clocks_.data() + event * width_; }
+  // Step i happens before (or is) the step whose clock is c.
+  bool before(std::size_t i, const std::uint32_t* c) const { return c != nullptr && c[events_[i].f.op] >= events_[i].local; }
+  const std::uint32_t* pre_clock(std::size_t j) {
+    const step_event& e = events_[j];
+    if (e.po_prev != no_step) return clock(e.po_prev);
+    const std::size_t c = e.f.op < creator_.size() ? creator_[e.f.op] : no_step;
+    return c != no_step && !events_[c].f.invisible ? clock(c) : nullptr;
+  }
+
+  void analyze();
+  void reverse(std::size_t i, std::size_t j);
+  void backtrack();
+
+  // Invariant: stack_[0..depth_) are the decisions taken so far in this
+  // iteration, in order; the rest replay a prefix that this iteration must follow.
+  std::vector<decision> stack_;
+  std::size_t depth_ = 0;
+  std::size_t changed_ = 0;  // the decision the last backtrack moved: steps before it were analyzed already
+  std::vector<step_event> events_;  // this iteration's steps, in order
+  std::size_t last_schedule_ = no_step;
+  bool outcome_known_ = true;        // how events_.back() ended is recorded
+  std::vector<std::size_t> blocked_;  // steps whose operation is blocked, not yet woken
+  std::vector<std::pair<std::size_t, std::size_t>> retry_;  // by operation: (failed attempt, waker)
+  std::vector<object_id> self_of_;      // by operation: its own object
+  std::vector<std::size_t> creator_;    // by operation: the step that created it
+  std::vector<std::uint32_t> clocks_;   // vector clocks, width_ per step
+  std::size_t width_ = 0;
+  std::uint64_t schedules_ = 0;
+  spurious_sites sites_;
+  bool exhausted_ = false;
+  std::string stop_;
+  std::string error_;
+};
+
+}  // namespace heddle::detail::dpor_impl

@@ -1,0 +1,193 @@
+// dpor's races: which steps are dependent, happens-before over an
+// iteration's steps by vector clocks, and, for each pair of dependent steps
+// of different operations not ordered by happens-before, the reversal that
+// Source-DPOR adds to the earlier step's decision (dpor.cpp has the search).
+//
+// Steps and dependence. A step is what an operation does from its pending point
+// to its next one. Two steps of different operations are dependent when:
+// - both touch one object and at least one writes: read points only read;
+//   acquire_shared and release_shared of one shared_mutex commute with each
+//   other; every other kind (write, rmw, acquire, release, wait, signal, send,
+//   receive, user) writes its object; join only reads;
+// - one is a join on an operation's own object and the other finishes that
+//   operation;
+// - either is global: a timed operation chosen at its deadline or a sleep (the
+//   virtual clock moves), or a step that blocked on an object not known yet.
+// yield, fence and start touch nothing. A step that blocked also touches the
+// object it then waited on (a condition-variable wait releases its mutex and
+// blocks on the condition in one step), learned when the operation is woken.
+// Happens-before is that dependence plus program order plus creation (an
+// operation's start follows the step of its parent that created it).
+//
+// Departures, because the engine runs a blocking call as a step that blocks:
+// - A failed attempt (a step from an acquire, acquire_shared, wait, join or
+//   read point after which its operation blocked, not finished; told apart
+//   with decision_context::current_finished) changes nothing: it is treated as no step at all,
+//   and the operation as disabled until woken. Its retry carries the effect.
+// - Races are reversible only where the later operation could have run: a
+//   join never races with the joined operation; a retry never races with the
+//   step that woke it (it races instead with that operation's earlier step on
+//   the object, the acquire that preceded a release) nor with steps taken
+//   while it was blocked. A release followed by an acquire on one object races
+//   both ways (a counting semaphore may let the acquire pass first).
+// - A blocking lock (pending_operation::lock) is not offered while another
+//   operation holds its object: it never races with the holder's release,
+//   only with the acquire before it.
+// - When no initial of a reversal is enabled at the racing point, every awake
+//   enabled operation is added there (Flanagan-Godefroid's fallback).
+#include "strategies/dpor.hpp"
+
+namespace heddle::detail::dpor_impl {
+
+bool dpor_strategy::dependent(const footprint& a, const footprint& b) const {
+  if (a.op == b.op) return true;
+  if (a.invisible || b.invisible) return false;
+  if (a.global || b.global) return true;
+  if (a.kind == point_kind::join && b.finishes && a.object == self_of(b.op)) return true;
+  if (b.kind == point_kind::join && a.finishes && b.object == self_of(a.op)) return true;
+  const object_id ao[] = {a.object, a.blocked_on};
+  const access am[] = {mode_of(a.kind), access::write};
+  const object_id bo[] = {b.object, b.blocked_on};
+  const access bm[] = {mode_of(b.kind), access::write};
+  for (int i = 0; i < 2; ++i)
+    for (int k = 0; k < 2; ++k)
+      if (ao[i] != 0 && ao[i] == bo[k] && conflict(am[i], bm[k])) return true;
+  return false;
+}
+
+void dpor_strategy::analyze() {
+  const std::size_t n = events_.size();
+  width_ = creator_.size() + 1;
+  clocks_.assign(n * width_, 0);
+  std::vector<std::size_t> last_of(width_, no_step);
+  std::vector<std::uint32_t> count(width_, 0);
+  std::vector<std::vector<std::size_t>> touching;  // by object: visible steps on it, in order
+  std::vector<std::size_t> globals, visible, finish_of(width_, no_step);
+  auto join_into = [this](std::size_t j, const std::uint32_t* c) {
+    if (c == nullptr) return;
+    std::uint32_t* mine = clock(j);
+    for (std::size_t k = 0; k < width_; ++k) mine[k] = std::max(mine[k], c[k]);
+  };
+  auto writes = [this](std::size_t i, object_id o) {
+    const footprint& f = events_[i].f;
+    return f.blocked_on == o || mode_of(f.kind) == access::write;
+  };
+  // Earlier visible steps that may depend on step j, as far back as the
+  // latest write to each of its objects: everything older on that object
+  // happens before that write.
+  auto candidates = [&](std::size_t j, auto&& visit) {
+    const footprint& f = events_[j].f;
+    if (f.global) {
+      for (std::size_t i : visible)
+        if (i < j) visit(i);
+      return;
+    }
+    for (std::size_t i : globals)
+      if (i < j) visit(i);
+    for (object_id o : {f.object, f.blocked_on}) {
+      if (o == 0 || o >= touching.size()) continue;
+      const auto& list = touching[o];
+      for (auto it = std::lower_bound(list.begin(), list.end(), j); it != list.begin();) {
+        const std::size_t i = *--it;
+        visit(i);
+        if (writes(i, o)) break;
+      }
+    }
+    if (f.kind == point_kind::join)
+      for (operation_id op = 1; op < width_; ++op)
+        if (finish_of[op] < j && self_of(op) == f.object) visit(finish_of[op]);
+  };
+
+  for (std::size_t j = 0; j < n; ++j) {
+    step_event& e = events_[j];
+    if (e.f.invisible) continue;
+    e.po_prev = last_of[e.f.op];
+    e.local = ++count[e.f.op];
+    join_into(j, pre_clock(j));
+    candidates(j, [&](std::size_t i) {
+      if (events_[i].f.op != e.f.op && dependent(events_[i].f, e.f)) join_into(j, clock(i));
+    });
+    clock(j)[e.f.op] = e.local;
+    last_of[e.f.op] = j;
+    visible.push_back(j);
+    if (e.f.global) globals.push_back(j);
+    if (e.f.finishes) finish_of[e.f.op] = j;
+    for (object_id o : {e.f.object, e.f.blocked_on})
+      if (o != 0) {
+        if (touching.size() <= o) touching.resize(o + 1);
+        if (touching[o].empty() || touching[o].back() != j) touching[o].push_back(j);
+      }
+  }
+
+  // Races of steps new in this iteration.
+  std::size_t from = 0;
+  while (from < n && events_[from].node < changed_) ++from;
+  if (from > 0 && changed_ < stack_.size() && stack_[changed_].data) --from;
+  std::vector<std::size_t> cands;
+  for (std::size_t j = from; j < n; ++j) {
+    const step_event& e = events_[j];
+    if (e.f.invisible) continue;
+    const std::uint32_t* pre = pre_clock(j);
+    cands.clear();
+    candidates(j, [&](std::size_t i) {
+      if (i < j && events_[i].f.op != e.f.op && !before(i, pre) && dependent(events_[i].f, e.f) &&
+          std::find(cands.begin(), cands.end(), i) == cands.end())
+        cands.push_back(i);
+    });
+    for (std::size_t i : cands) {
+      const bool immediate = std::none_of(cands.begin(), cands.end(), [&](std::size_t k) { return k != i && before(i, clock(k)); });
+      if (!immediate) continue;
+      const step_event& a = events_[i];
+      if (e.f.kind == point_kind::join && e.f.object == self_of(a.f.op)) continue;
+      const bool woken_by = e.failed != no_step && i == e.waker;
+      const bool while_blocked = e.failed != no_step && i > e.failed && i < e.waker;
+      const bool release_acquire = release_like(a.f.kind) && acquire_like(e.f.kind) && a.f.object == e.f.object;
+      // A blocking lock is not offered while another operation holds its
+      // object, so it cannot come before that operation's release.
+      const bool impossible = release_acquire && e.f.lock;
+      if (!while_blocked || woken_by) {
+        if (!woken_by && !impossible) reverse(i, j);
+        if (woken_by || release_acquire) {
+          // The acquire-like step of the same operation before the release.
+          for (std::size_t k = a.po_prev; k != no_step; k = events_[k].po_prev) {
+            if (!dependent(events_[k].f, e.f)) continue;
+            if (!before(k, pre) && (e.failed == no_step || k < e.failed)) reverse(k, j);
+            break;
+          }
+        }
+      }
+    }
+  }
+}
+
+// Source-DPOR: step j of another operation could have come before step i;
+// make sure some operation that starts such a schedule is explored at i's decision.
+void dpor_strategy::reverse(std::size_t i, std::size_t j) {
+  std::vector<std::size_t> u;
+  for (std::size_t k = i + 1; k < j; ++k)
+    if (!events_[k].f.invisible && !before(i, clock(k))) u.push_back(k);
+  u.push_back(j);
+  std::vector<operation_id> initials;
+  for (std::size_t x = 0; x < u.size(); ++x) {
+    const bool first = std::none_of(u.begin(), u.begin() + static_cast<std::ptrdiff_t>(x),
+                                    [&](std::size_t k) { return before(k, clock(u[x])); });
+    if (first && !contains(initials, events_[u[x]].f.op)) initials.push_back(events_[u[x]].f.op);
+  }
+  decision& d = stack_[events_[i].node];
+  for (operation_id op : initials)
+    if (contains(d.backtrack, op) || d.asleep(op)) return;
+  const operation_id mine = events_[j].f.op;
+  if (contains(initials, mine) && d.offers(mine)) {
+    d.backtrack.push_back(mine);
+    return;
+  }
+  for (operation_id op : initials)
+    if (d.offers(op)) {
+      d.backtrack.push_back(op);
+      return;
+    }
+  for (const pending_operation& p : d.enabled)
+    if (!d.asleep(p.id) && !contains(d.backtrack, p.id)) d.backtrack.push_back(p.id);
+}
+
+}  // namespace heddle::detail::dpor_impl
