@@ -573,6 +573,8 @@ json.dump(t, open("diverging.json", "w"))' "$trace" || fail "cannot rewrite the 
     expect_one_line_error "cannot run program './no-such-program': No such file or directory"
     run "$heddle" run --iterations 10 -- "$work"
     expect_one_line_error "it is a directory"
+    run "$heddle" run --iterations 10 -- no-such-program-in-path
+    expect_one_line_error "cannot run program 'no-such-program-in-path': not found in PATH"
     run "$heddle" run --no-such-flag -- "$plain"
     expect_one_line_error "unknown option '--no-such-flag' for heddle run"
     run "$heddle" run --iterations 10
@@ -737,6 +739,10 @@ json.dump(t, open("diverging.json", "w"))' "$trace" || fail "cannot rewrite the 
     expect_exit 0
     [[ $(grep -c "not instrumented" "$work/stderr") == 1 ]] || fail "expected the warning exactly once for the twin"
     expect_stderr "no bug found in 1000 iteration(s)"
+    # A program named without a slash is looked up in PATH, as a shell does.
+    PATH="$plain_dir:$PATH" run "$heddle" run --iterations 1000 --out out -- "$(basename "$plain")"
+    expect_exit 1
+    expect_stderr "deadlock: operation 1 (main) waits for mutex"
     ;;
 
   replay_of_a_push_button_hang_stops_at_the_run_timeout)

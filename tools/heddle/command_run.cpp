@@ -17,6 +17,7 @@
 #include "heddle/explore.hpp"
 #include "pushbutton.hpp"
 #include "runner/overrides.hpp"
+#include "test_binary.hpp"
 
 namespace heddle::cli {
 
@@ -62,7 +63,7 @@ int run_run(const run_arguments& a) {
   if (a.strategy) (void)detail::make_strategy(*a.strategy, {.fair_after = checked.fair_after});
   if (a.format == "json") variables["HEDDLE_RUN_FORMAT"] = "json";
   const std::vector<std::string> arguments(a.command.begin() + 1, a.command.end());
-  return run_under_heddle(a.command.front(), arguments, variables);
+  return run_under_heddle(resolve_program(a.command.front()), arguments, variables);
 }
 
 }  // namespace heddle::cli

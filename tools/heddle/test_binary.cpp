@@ -3,6 +3,7 @@
 #include "test_binary.hpp"
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <sstream>
 
@@ -81,6 +82,25 @@ void check_executable(const std::string& path, std::string_view role) {
   if (S_ISDIR(info.st_mode)) throw usage_error(fmt::format("cannot run {} '{}': it is a directory", role, path));
   if (::access(path.c_str(), X_OK) != 0)
     throw usage_error(fmt::format("cannot run {} '{}': it is not executable", role, path));
+}
+
+std::string resolve_program(const std::string& name) {
+  // As execvp and a shell do: a name without a slash is looked up in PATH, so
+  // `heddle run -- sort` runs the sort a user's shell would.
+  if (name.empty() || name.find('/') != std::string::npos) return name;
+  const char* path = std::getenv("PATH");
+  std::string_view dirs = path != nullptr && *path != '\0' ? path : "/usr/local/bin:/usr/bin:/bin";
+  while (true) {
+    const std::size_t colon = dirs.find(':');
+    const std::string_view dir = dirs.substr(0, colon);
+    std::string candidate = dir.empty() ? name : fmt::format("{}/{}", dir, name);  // empty entry: the current directory
+    struct stat info{};
+    if (::stat(candidate.c_str(), &info) == 0 && S_ISREG(info.st_mode) && ::access(candidate.c_str(), X_OK) == 0)
+      return candidate;
+    if (colon == std::string_view::npos) break;
+    dirs.remove_prefix(colon + 1);
+  }
+  throw usage_error(fmt::format("cannot run program '{}': not found in PATH", name));
 }
 
 std::vector<listed_test> list_tests(const std::string& program) {

@@ -18,6 +18,10 @@ struct listed_test {
 // or not executable. `role` says what the path is for, e.g. "test binary".
 void check_executable(const std::string& path, std::string_view role);
 
+// `name` as exec would find it: a name without a slash is looked up in PATH.
+// Throws heddle::usage_error (one line) when no directory holds it.
+std::string resolve_program(const std::string& name);
+
 // Runs `program --heddle_list`. Throws heddle::usage_error when the program
 // does not speak the protocol.
 std::vector<listed_test> list_tests(const std::string& program);
