@@ -4,65 +4,13 @@
 // one and never a forbidden one. The tables below are written from the model,
 // with the forbidden outcomes named at each test, not from heddle's output.
 // All locations start at 0.
-#include <gtest/gtest.h>
+#include <optional>
 
-#include <functional>
-#include <set>
-#include <vector>
-
-#include "heddle/atomic.hpp"
-#include "heddle/explore.hpp"
-#include "heddle/thread.hpp"
+#include "litmus.hpp"
 
 namespace {
 
-using outcome = std::vector<int>;
-using outcomes = std::set<outcome>;
-constexpr auto rlx = std::memory_order_relaxed;
-constexpr auto acq = std::memory_order_acquire;
-constexpr auto rel = std::memory_order_release;
-constexpr auto sc = std::memory_order_seq_cst;
-constexpr std::uint64_t bound_4 = 20'000;  // executions of a four-thread test
-
-// Every final outcome of `body` over all rc11 executions dfs explores. The
-// four-thread tests have too many interleavings for dfs to finish in a unit
-// test's time (about a million executions, 10 s here, when it does; its first
-// executions all vary the last thread only): they run `bound` random
-// executions instead (fixed seed), which must reach every allowed outcome and
-// no forbidden one all the same.
-outcomes explore_rc11(const std::function<outcome()>& body, std::uint64_t bound = 0) {
-  outcomes seen;
-  heddle::options o{.iterations = bound != 0 ? bound : 1'000'000, .strategy = bound != 0 ? "random" : "dfs"};
-  o.print_report = false;
-  o.out.clear();
-  o.memory_model = heddle::memory_model::rc11;
-  auto r = heddle::explore(o, [&] { seen.insert(body()); });
-  EXPECT_TRUE(r) << r.report;
-  if (bound == 0) {
-    EXPECT_TRUE(r.stats.exhausted);
-  }
-  return seen;
-}
-
-// All outcomes with `n` values, each in [0, top].
-outcomes all_outcomes(std::size_t n, int top) {
-  outcomes all{{}};
-  for (std::size_t i = 0; i < n; ++i) {
-    outcomes next;
-    for (const auto& o : all)
-      for (int v = 0; v <= top; ++v) {
-        auto w = o;
-        w.push_back(v);
-        next.insert(w);
-      }
-    all = next;
-  }
-  return all;
-}
-outcomes without(outcomes all, const std::vector<outcome>& forbidden) {
-  for (const auto& f : forbidden) all.erase(f);
-  return all;
-}
+using namespace litmus;
 
 // SB: x=1; r1=y || y=1; r2=x.
 outcome sb(std::memory_order st, std::memory_order ld, bool fences) {
@@ -91,19 +39,71 @@ TEST(litmus, sb_seq_cst_and_sc_fences_forbid_both_zero) {
   EXPECT_EQ(explore_rc11([] { return sb(sc, sc, false); }), without(all_outcomes(2, 1), {{0, 0}}));
   EXPECT_EQ(explore_rc11([] { return sb(rlx, rlx, true); }), without(all_outcomes(2, 1), {{0, 0}}));
 }
+TEST(litmus, sb_release_acquire_with_sc_fences_forbids_both_zero) {
+  EXPECT_EQ(explore_rc11([] { return sb(rel, acq, true); }), without(all_outcomes(2, 1), {{0, 0}}));
+}
 
-// MP: d=1; f=1 || r1=f; r2=d.
-outcome mp(std::memory_order st, std::memory_order ld, bool fences) {
+// SB with each side configured apart: the store's order, the load's order,
+// and whether a seq_cst fence sits between them.
+struct sb_side {
+  std::memory_order store = rlx;
+  std::memory_order load = rlx;
+  bool fence = false;
+};
+outcome sb_mixed(sb_side a_side, sb_side b_side) {
+  heddle::atomic<int> x{0}, y{0};
+  int r1 = -1, r2 = -1;
+  heddle::thread a([&] {
+    x.store(1, a_side.store);
+    if (a_side.fence) heddle::atomic_thread_fence(sc);
+    r1 = y.load(a_side.load);
+  });
+  heddle::thread b([&] {
+    y.store(1, b_side.store);
+    if (b_side.fence) heddle::atomic_thread_fence(sc);
+    r2 = x.load(b_side.load);
+  });
+  a.join();
+  b.join();
+  return {r1, r2};
+}
+
+// One seq_cst fence orders nothing by itself: psc needs two sc events on a
+// cycle, and (0, 0) has only the fence. Allowed.
+TEST(litmus, sb_one_sc_fence_alone_allows_both_zero) {
+  EXPECT_EQ(explore_rc11([] { return sb_mixed({.fence = true}, {}); }), all_outcomes(2, 1));
+}
+// A fence on one side and seq_cst accesses on the other: RC11's psc_base has
+// F0 -psc-> Wy1 (F0 po Ry0 rb Wy1: [F_sc];hb?;scb;[E_sc]), Wy1 -psc-> Rx0
+// (po), Rx0 -psc-> F0 (Rx0 rb Wx1 po F0: [E_sc];scb;hb?;[F_sc]), a cycle, so
+// (0, 0) is forbidden.
+TEST(litmus, sb_an_sc_fence_against_seq_cst_accesses_forbids_both_zero) {
+  EXPECT_EQ(explore_rc11([] { return sb_mixed({.fence = true}, {.store = sc, .load = sc}); }),
+            without(all_outcomes(2, 1), {{0, 0}}));
+}
+// seq_cst stores with relaxed loads (and relaxed stores with seq_cst loads):
+// each psc_base edge needs sc events at both ends, and the (0, 0) cycle
+// Wx1 po Ry0 rb Wy1 po Rx0 rb Wx1 passes through non-sc events with single
+// scb steps only, so psc stays acyclic and (0, 0) is allowed.
+TEST(litmus, sb_seq_cst_on_one_access_of_each_pair_allows_both_zero) {
+  EXPECT_EQ(explore_rc11([] { return sb_mixed({.store = sc}, {.store = sc}); }), all_outcomes(2, 1));
+  EXPECT_EQ(explore_rc11([] { return sb_mixed({.load = sc}, {.load = sc}); }), all_outcomes(2, 1));
+}
+
+// MP: d=1; f=1 || r1=f; r2=d, with an optional fence before the flag's
+// store (writer) and after its load (reader).
+using fence_order = std::optional<std::memory_order>;
+outcome mp(std::memory_order st, std::memory_order ld, fence_order writer_fence = {}, fence_order reader_fence = {}) {
   heddle::atomic<int> d{0}, f{0};
   int r1 = -1, r2 = -1;
   heddle::thread a([&] {
     d.store(1, rlx);
-    if (fences) heddle::atomic_thread_fence(rel);
+    if (writer_fence) heddle::atomic_thread_fence(*writer_fence);
     f.store(1, st);
   });
   heddle::thread b([&] {
     r1 = f.load(ld);
-    if (fences) heddle::atomic_thread_fence(acq);
+    if (reader_fence) heddle::atomic_thread_fence(*reader_fence);
     r2 = d.load(rlx);
   });
   a.join();
@@ -112,34 +112,31 @@ outcome mp(std::memory_order st, std::memory_order ld, bool fences) {
 }
 
 TEST(litmus, mp_relaxed_allows_flag_without_data) {
-  EXPECT_EQ(explore_rc11([] { return mp(rlx, rlx, false); }), all_outcomes(2, 1));
+  EXPECT_EQ(explore_rc11([] { return mp(rlx, rlx); }), all_outcomes(2, 1));
 }
+// (1, 0) is forbidden whenever the flag's rf edge is part of sw: Wd po
+// [release, or release fence po] Wf rf Rf [acquire, or po acquire fence] po
+// Rd gives Wd hb Rd, and Rd reading 0 (rb Wd) breaks coherence (hb;eco).
 TEST(litmus, mp_release_acquire_fences_and_seq_cst_forbid_flag_without_data) {
   const auto allowed = without(all_outcomes(2, 1), {{1, 0}});
-  EXPECT_EQ(explore_rc11([] { return mp(rel, acq, false); }), allowed);
-  EXPECT_EQ(explore_rc11([] { return mp(rlx, rlx, true); }), allowed);
-  EXPECT_EQ(explore_rc11([] { return mp(sc, sc, false); }), allowed);
+  EXPECT_EQ(explore_rc11([] { return mp(rel, acq); }), allowed);
+  EXPECT_EQ(explore_rc11([] { return mp(rlx, rlx, rel, acq); }), allowed);
+  EXPECT_EQ(explore_rc11([] { return mp(sc, sc); }), allowed);
+  EXPECT_EQ(explore_rc11([] { return mp(rlx, rlx, sc, sc); }), allowed);
 }
-TEST(litmus, mp_release_fence_alone_or_acquire_fence_alone_is_not_enough) {
-  // A release fence without an acquire on the reading side (and the converse)
-  // does not synchronize: r1=1, r2=0 stays allowed.
-  EXPECT_EQ(explore_rc11([] {
-              heddle::atomic<int> d{0}, f{0};
-              int r1 = -1, r2 = -1;
-              heddle::thread a([&] {
-                d.store(1, rlx);
-                heddle::atomic_thread_fence(rel);
-                f.store(1, rlx);
-              });
-              heddle::thread b([&] {
-                r1 = f.load(rlx);
-                r2 = d.load(rlx);
-              });
-              a.join();
-              b.join();
-              return outcome{r1, r2};
-            }),
-            all_outcomes(2, 1));
+TEST(litmus, mp_a_fence_synchronizes_with_an_access_on_the_other_side) {
+  const auto allowed = without(all_outcomes(2, 1), {{1, 0}});
+  EXPECT_EQ(explore_rc11([] { return mp(rel, rlx, {}, acq); }), allowed);  // release store, acquire fence
+  EXPECT_EQ(explore_rc11([] { return mp(rlx, acq, rel, {}); }), allowed);  // release fence, acquire load
+}
+// Without a release on the writer's side or an acquire on the reader's there
+// is no sw edge, hence no hb from Wd to Rd: (1, 0) stays allowed.
+TEST(litmus, mp_release_without_acquire_or_acquire_without_release_is_not_enough) {
+  const auto all = all_outcomes(2, 1);
+  EXPECT_EQ(explore_rc11([] { return mp(rlx, rlx, rel, {}); }), all);  // release fence alone
+  EXPECT_EQ(explore_rc11([] { return mp(rlx, rlx, {}, acq); }), all);  // acquire fence alone
+  EXPECT_EQ(explore_rc11([] { return mp(rel, rlx); }), all);           // release store, relaxed load
+  EXPECT_EQ(explore_rc11([] { return mp(rlx, acq); }), all);           // relaxed store, acquire load
 }
 
 // LB: r1=x; y=1 || r2=y; x=1. C11 allows r1=r2=1 (out of thin air in
@@ -272,15 +269,19 @@ TEST(litmus, coww_stores_of_one_thread_stay_in_order) {
 
 // 2+2W: x=1; y=2 || y=1; x=2, final (x, y). (1, 1) needs both stores of each
 // thread ordered first in mo: RC11 allows it for relaxed and release stores
-// (coherence does not order hb;mo;hb;mo), forbids it for seq_cst.
-outcome two_plus_two_w(std::memory_order st) {
+// (coherence does not order hb;mo;hb;mo), forbids it for seq_cst (psc: Wx1 po
+// Wy2 mo Wy1 po Wx2 mo Wx1) and with seq_cst fences between the stores
+// (psc_F: F0 hb Wy2 mo Wy1 hb F1 and F1 hb Wx2 mo Wx1 hb F0).
+outcome two_plus_two_w(std::memory_order st, bool fences = false) {
   heddle::atomic<int> x{0}, y{0};
   heddle::thread a([&] {
     x.store(1, st);
+    if (fences) heddle::atomic_thread_fence(sc);
     y.store(2, st);
   });
   heddle::thread b([&] {
     y.store(1, st);
+    if (fences) heddle::atomic_thread_fence(sc);
     x.store(2, st);
   });
   a.join();
@@ -293,6 +294,7 @@ TEST(litmus, two_plus_two_w) {
   EXPECT_EQ(explore_rc11([] { return two_plus_two_w(rlx); }), all);
   EXPECT_EQ(explore_rc11([] { return two_plus_two_w(rel); }), all);
   EXPECT_EQ(explore_rc11([] { return two_plus_two_w(sc); }), without(all, {{1, 1}}));
+  EXPECT_EQ(explore_rc11([] { return two_plus_two_w(rlx, true); }), without(all, {{1, 1}}));
 }
 
 // IRIW: x=1 || y=1 || r1=x; r2=y || r3=y; r4=x. The readers may disagree on
@@ -327,19 +329,26 @@ TEST(litmus, iriw_seq_cst_and_sc_fences_forbid_disagreement) {
   EXPECT_EQ(explore_rc11([] { return iriw(rlx, rlx, true); }, bound_4), allowed);
 }
 
-// WRC: x=1 || r1=x; y=1 || r2=y; r3=x. With release/acquire (or seq_cst),
-// causality is transitive: (1, 1, 0) is forbidden; relaxed allows it.
-outcome wrc(std::memory_order st, std::memory_order ld) {
+// WRC: x=1 || r1=x; y=1 || r2=y; r3=x, with the orders of each link apart
+// and optional fences in the middle thread (release, before y=1) and the last
+// (acquire, before r3=x).
+struct wrc_orders {
+  std::memory_order x_store = rlx, x_load = rlx, y_store = rlx, y_load = rlx;
+  bool fences = false;
+};
+outcome wrc(wrc_orders o) {
   heddle::atomic<int> x{0}, y{0};
   int r1 = -1, r2 = -1, r3 = -1;
-  heddle::thread a([&] { x.store(1, st); });
+  heddle::thread a([&] { x.store(1, o.x_store); });
   heddle::thread b([&] {
-    r1 = x.load(ld);
-    y.store(1, st);
+    r1 = x.load(o.x_load);
+    if (o.fences) heddle::atomic_thread_fence(rel);
+    y.store(1, o.y_store);
   });
   heddle::thread c([&] {
-    r2 = y.load(ld);
-    r3 = x.load(ld);
+    r2 = y.load(o.y_load);
+    if (o.fences) heddle::atomic_thread_fence(acq);
+    r3 = x.load(o.x_load);
   });
   a.join();
   b.join();
@@ -347,11 +356,23 @@ outcome wrc(std::memory_order st, std::memory_order ld) {
   return {r1, r2, r3};
 }
 
+// (1, 1, 0) is forbidden as soon as the y link synchronizes: Rx1 po Wy1 sw
+// Ry1 po Rx0 gives Rx1 hb Rx0, and Rx0 rb Wx1 rf Rx1 is eco, so hb;eco is
+// reflexive (coherence). The x link's orders do not matter; with the y link
+// relaxed nothing orders Rx0 after Wx1 and all eight outcomes are allowed.
 TEST(litmus, wrc) {
-  EXPECT_EQ(explore_rc11([] { return wrc(rlx, rlx); }), all_outcomes(3, 1));
-  const auto allowed = without(all_outcomes(3, 1), {{1, 1, 0}});
-  EXPECT_EQ(explore_rc11([] { return wrc(rel, acq); }), allowed);
-  EXPECT_EQ(explore_rc11([] { return wrc(sc, sc); }), allowed);
+  const auto all = all_outcomes(3, 1);
+  const auto allowed = without(all, {{1, 1, 0}});
+  EXPECT_EQ(explore_rc11([] { return wrc({}); }), all);
+  EXPECT_EQ(explore_rc11([] { return wrc({rel, acq, rel, acq}); }), allowed);
+  EXPECT_EQ(explore_rc11([] { return wrc({sc, sc, sc, sc}); }), allowed);
+}
+TEST(litmus, wrc_only_the_second_link_needs_to_synchronize) {
+  const auto all = all_outcomes(3, 1);
+  const auto allowed = without(all, {{1, 1, 0}});
+  EXPECT_EQ(explore_rc11([] { return wrc({.y_store = rel, .y_load = acq}); }), allowed);
+  EXPECT_EQ(explore_rc11([] { return wrc({.fences = true}); }), allowed);
+  EXPECT_EQ(explore_rc11([] { return wrc({.x_store = rel, .x_load = acq}); }), all);
 }
 
 // A release sequence: x=1 (release); RMW x+=1 (relaxed, other thread) ||
@@ -377,6 +398,34 @@ TEST(litmus, an_rmw_continues_the_release_sequence) {
             // r1=2 means the RMW read 1: the release store is its head, so d=1.
             // (r1=1 reads the store itself; r1=0 the initial value; both -1.)
             (outcomes{{0, -1}, {1, -1}, {2, 1}}));
+}
+
+// Atomicity: x=1 || r=x.fetch_add(10), final x. An RMW sits right after the
+// store it reads in mo (rmw ∩ (rb;mo) = ∅): it reads 1 and leaves 11, or reads
+// 0 and x=1 follows it (final 1). (r=0, final 10) would put x=1 between the
+// RMW and the store it read; (r=1, final 1) would put it after the RMW.
+TEST(litmus, an_rmw_reads_the_store_right_before_it_in_modification_order) {
+  EXPECT_EQ(explore_rc11([] {
+              heddle::atomic<int> x{0};
+              int r = -1;
+              heddle::thread a([&] { x.store(1, rlx); });
+              heddle::thread b([&] { r = x.fetch_add(10, rlx); });
+              a.join();
+              b.join();
+              return outcome{r, x.load(rlx)};
+            }),
+            (outcomes{{0, 1}, {1, 11}}));
+  // Two relaxed increments never lose one.
+  EXPECT_EQ(explore_rc11([] {
+              heddle::atomic<int> x{0};
+              int r1 = -1, r2 = -1;
+              heddle::thread a([&] { r1 = x.fetch_add(1, rlx); });
+              heddle::thread b([&] { r2 = x.fetch_add(1, rlx); });
+              a.join();
+              b.join();
+              return outcome{r1, r2, x.load(rlx)};
+            }),
+            (outcomes{{0, 1, 2}, {1, 0, 2}}));
 }
 
 // Under the default memory model nothing changes: SB's (0, 0) never appears.

@@ -1,0 +1,69 @@
+// Helpers of the litmus tests (litmus_test.cpp, litmus_causality_test.cpp):
+// run a litmus body under memory_model::rc11 and collect its final outcomes,
+// and build outcome sets to compare them with. The expected sets are written
+// from the RC11 model at each test, never from heddle's output.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <functional>
+#include <set>
+#include <vector>
+
+#include "heddle/atomic.hpp"
+#include "heddle/explore.hpp"
+#include "heddle/thread.hpp"
+
+namespace litmus {
+
+using outcome = std::vector<int>;
+using outcomes = std::set<outcome>;
+inline constexpr auto rlx = std::memory_order_relaxed;
+inline constexpr auto acq = std::memory_order_acquire;
+inline constexpr auto rel = std::memory_order_release;
+inline constexpr auto acq_rel = std::memory_order_acq_rel;
+inline constexpr auto sc = std::memory_order_seq_cst;
+inline constexpr std::uint64_t bound_4 = 20'000;  // executions of a four-thread test
+
+// Every final outcome of `body` over all rc11 executions dfs explores. The
+// four-thread tests have too many interleavings for dfs to finish in a unit
+// test's time (about a million executions, 10 s here, when it does; its first
+// executions all vary the last thread only): they run `bound` random
+// executions instead (fixed seed), which must reach every allowed outcome and
+// no forbidden one all the same.
+inline outcomes explore_rc11(const std::function<outcome()>& body, std::uint64_t bound = 0) {
+  outcomes seen;
+  heddle::options o{.iterations = bound != 0 ? bound : 1'000'000, .strategy = bound != 0 ? "random" : "dfs"};
+  o.print_report = false;
+  o.out.clear();
+  o.memory_model = heddle::memory_model::rc11;
+  auto r = heddle::explore(o, [&] { seen.insert(body()); });
+  EXPECT_TRUE(r) << r.report;
+  if (bound == 0) {
+    EXPECT_TRUE(r.stats.exhausted);
+  }
+  return seen;
+}
+
+// All outcomes with `n` values, each in [0, top].
+inline outcomes all_outcomes(std::size_t n, int top) {
+  outcomes all{{}};
+  for (std::size_t i = 0; i < n; ++i) {
+    outcomes next;
+    for (const auto& o : all)
+      for (int v = 0; v <= top; ++v) {
+        auto w = o;
+        w.push_back(v);
+        next.insert(w);
+      }
+    all = next;
+  }
+  return all;
+}
+inline outcomes without(outcomes all, const std::vector<outcome>& forbidden) {
+  for (const auto& f : forbidden) all.erase(f);
+  return all;
+}
+
+}  // namespace litmus
