@@ -1,6 +1,7 @@
 // The rc11 memory model: store histories, views and their choices (weak_memory.hpp).
 #include "engine/weak_memory.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "engine/engine.hpp"
@@ -88,10 +89,11 @@ void weak_memory::load(object_id x, std::memory_order order, void* value, std::s
   location& l = at(x, value, size);
   const operation_id me = engine_.running();
   op_state& o = op(me);
-  if (order == std::memory_order_seq_cst) join(o.current, sc_);
   // Any store from the newest this operation has seen onwards in mo (coherence);
-  // choice 0 is the newest, k the k-th older.
-  const std::size_t oldest = position(x, seen(o.current, x));
+  // a seq_cst load also from the newest the seq_cst order has published for x
+  // onwards. Choice 0 is the newest, k the k-th older.
+  std::size_t oldest = position(x, seen(o.current, x));
+  if (order == std::memory_order_seq_cst) oldest = std::max<std::size_t>(oldest, position(x, seen(sc_, x)));
   const std::size_t candidates = latest ? 1 : l.order.size() - oldest;
   std::uint64_t k = 0;
   if (candidates > 1) k = engine_.choose({step_kind::choose_int, candidates, false, point_kind::read, x}, loc);
@@ -122,7 +124,7 @@ bool weak_memory::store(object_id x, std::memory_order order, const void* curren
   const std::uint32_t store = insert(x, places[k], value, size, me);
   raise(o.current, x, store);
   locations_[x].stores[store].message = message_of_store(o, x, is_release(order), store);
-  if (order == std::memory_order_seq_cst) join(sc_, o.current);
+  if (order == std::memory_order_seq_cst) raise(sc_, x, store);
   return newest;
 }
 
@@ -132,7 +134,6 @@ void weak_memory::rmw(object_id x, std::memory_order order, const void* before, 
   const operation_id me = engine_.running();
   op_state& o = op(me);
   const bool sc = order == std::memory_order_seq_cst;
-  if (sc) join(o.current, sc_);
   const std::uint32_t read = l.order.back();  // a read-modify-write reads the newest store
   raise(o.current, x, read);
   view read_message = l.stores[read].message;
@@ -144,8 +145,8 @@ void weak_memory::rmw(object_id x, std::memory_order order, const void* before, 
     view message = message_of_store(o, x, is_release(order), store);
     join(message, read_message);  // the release sequence continues through it
     locations_[x].stores[store].message = std::move(message);
+    if (sc) raise(sc_, x, store);
   }
-  if (sc) join(sc_, o.current);
 }
 
 void weak_memory::fence(std::memory_order order) {

@@ -90,6 +90,32 @@ TEST(litmus, sb_seq_cst_on_one_access_of_each_pair_allows_both_zero) {
   EXPECT_EQ(explore_rc11([] { return sb_mixed({.load = sc}, {.load = sc}); }), all_outcomes(2, 1));
 }
 
+// SB against an RMW: y=1; fence(seq_cst); r1=x || x.exchange(1, seq_cst);
+// r2=y, both loads relaxed. The only psc edge is F -> U (F po Rx0 rb U); from
+// U, scb leads to Ry0 only (po), and Ry0 has no hb to F. psc is acyclic and
+// (0, 0) is allowed: a seq_cst RMW orders itself, not the relaxed loads after
+// it. (A model that lets every seq_cst operation join one global view, as
+// heddle's did before, forbids it.)
+TEST(litmus, sb_an_sc_fence_against_a_seq_cst_rmw_allows_both_zero) {
+  EXPECT_EQ(explore_rc11([] {
+              heddle::atomic<int> x{0}, y{0};
+              int r1 = -1, r2 = -1;
+              heddle::thread a([&] {
+                y.store(1, rlx);
+                heddle::atomic_thread_fence(sc);
+                r1 = x.load(rlx);
+              });
+              heddle::thread b([&] {
+                (void)x.exchange(1, sc);
+                r2 = y.load(rlx);
+              });
+              a.join();
+              b.join();
+              return outcome{r1, r2};
+            }),
+            all_outcomes(2, 1));
+}
+
 // MP: d=1; f=1 || r1=f; r2=d, with an optional fence before the flag's
 // store (writer) and after its load (reader).
 using fence_order = std::optional<std::memory_order>;
