@@ -98,6 +98,7 @@ void weak_memory::load(object_id x, std::memory_order order, void* value, std::s
   std::uint64_t k = 0;
   if (candidates > 1) k = engine_.choose({step_kind::choose_int, candidates, false, point_kind::read, x}, loc);
   const std::uint32_t store = l.order[l.order.size() - 1 - k];
+  last_read_ = store;
   raise(o.current, x, store);
   const view& message = locations_[x].stores[store].message;
   join(is_acquire(order) ? o.current : o.pending_acquire, message);
@@ -122,6 +123,7 @@ bool weak_memory::store(object_id x, std::memory_order order, const void* curren
   if (places.size() > 1) k = engine_.choose({step_kind::choose_int, places.size(), false, point_kind::write, x}, loc);
   const bool newest = places[k] == l.order.size();
   const std::uint32_t store = insert(x, places[k], value, size, me);
+  last_written_ = store;
   raise(o.current, x, store);
   locations_[x].stores[store].message = message_of_store(o, x, is_release(order), store);
   if (order == std::memory_order_seq_cst) raise(sc_, x, store);
@@ -135,12 +137,14 @@ void weak_memory::rmw(object_id x, std::memory_order order, const void* before, 
   op_state& o = op(me);
   const bool sc = order == std::memory_order_seq_cst;
   const std::uint32_t read = l.order.back();  // a read-modify-write reads the newest store
+  last_read_ = read;
   raise(o.current, x, read);
   view read_message = l.stores[read].message;
   join(is_acquire(order) ? o.current : o.pending_acquire, read_message);
   if (wrote) {
     locations_[x].stores[read].read_by_rmw = true;
     const std::uint32_t store = insert(x, locations_[x].order.size(), after, size, me);
+    last_written_ = store;
     raise(o.current, x, store);
     view message = message_of_store(o, x, is_release(order), store);
     join(message, read_message);  // the release sequence continues through it

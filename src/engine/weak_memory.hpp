@@ -50,6 +50,13 @@ class weak_memory {
   void spawned(operation_id child);
   void joined(operation_id child);
 
+  // The store the last load or read-modify-write read, and the store the
+  // last store or read-modify-write made: indices in their location's
+  // creation order, 0 being its initial store. Push-button atomics key the
+  // race detector's happens-before messages by them (rt/weak_atomics.cpp).
+  std::uint32_t last_read() const noexcept { return last_read_; }
+  std::uint32_t last_written() const noexcept { return last_written_; }
+
  private:
   // A view: index = object id, value = index of a store in that location's
   // `stores` (0, the initial store, when nothing newer is known).
@@ -88,6 +95,8 @@ class weak_memory {
   std::vector<op_state> ops_;        // index = operation id
   std::vector<view> released_;       // index = object id: views released to locks, futures...
   view sc_;                          // seq_cst operations and fences meet here
+  std::uint32_t last_read_ = 0;
+  std::uint32_t last_written_ = 0;
 };
 
 }  // namespace heddle::detail

@@ -345,6 +345,7 @@ std::unique_ptr<detail::strategy> make_logging_strategy(detail::strategy& inner,
     heddle::scheduling_point(point_kind::yield, std::source_location{});
     fork_channel& ch = *the_channel;
     mirror(ch, *the_engine, true);
+    ch.weak_order = the_engine->in_flight().weak_order;  // the verdict's caveat
     ch.exit_status = status;
     ch.end = ending::exiting;
     detail::control = {};

@@ -161,6 +161,8 @@ run_plan make_plan(const program_entry& program) {
     plan.chosen = std::move(r);
   } else {
     plan.chosen = detail::make_strategy(o.strategy, {.fair_after = o.fair_after});
+    if (o.memory_model == memory_model::rc11 && plan.chosen->describe().find("dpor") != std::string::npos)
+      throw usage_error("dpor explores sequentially consistent interleavings only; use dfs for --memory-model rc11");
   }
   detail::set_active_suppressions(o);
   return plan;

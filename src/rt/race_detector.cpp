@@ -68,6 +68,8 @@ void race_detector::begin_iteration_if_new() {
   for (vector_clock& c : fence_released_) c.clear();
   for (vector_clock& c : fence_pending_) c.clear();
   seq_cst_fences_.clear();
+  messages_.clear();
+  release_sequences_.clear();
 }
 
 vector_clock& race_detector::clock(operation_id op) {
@@ -139,6 +141,39 @@ void race_detector::fence(bool acquires, bool releases, bool seq_cst) {
     fence_released_[me] = mine;
     ++mine[me];  // later accesses are not covered by this fence
   }
+}
+
+void race_detector::read_store(object_id object, std::uint32_t store, bool acquires) {
+  vector_clock& mine = own_clock();
+  if (object >= messages_.size() || store >= messages_[object].size()) return;  // carries nothing
+  const vector_clock& message = messages_[object][store];
+  if (acquires) {
+    join_into(mine, message);
+    return;
+  }
+  const operation_id me = current_operation();
+  if (me >= fence_pending_.size()) fence_pending_.resize(me + 1);
+  join_into(fence_pending_[me], message);
+}
+
+void race_detector::made_store(object_id object, std::uint32_t store, bool releases,
+                               std::optional<std::uint32_t> read) {
+  vector_clock& mine = own_clock();
+  const operation_id me = current_operation();
+  vector_clock message;
+  if (releases) message = mine;
+  else if (me < fence_released_.size()) message = fence_released_[me];
+  if (me >= release_sequences_.size()) release_sequences_.resize(me + 1);
+  std::vector<vector_clock>& sequences = release_sequences_[me];
+  if (object >= sequences.size()) sequences.resize(object + 1);
+  join_into(message, sequences[object]);
+  if (releases) sequences[object] = message;
+  if (object >= messages_.size()) messages_.resize(object + 1);
+  std::vector<vector_clock>& stores = messages_[object];
+  if (read && *read < stores.size()) join_into(message, stores[*read]);  // the release sequence goes on
+  if (store >= stores.size()) stores.resize(store + 1);
+  stores[store] = std::move(message);
+  if (releases) ++mine[me];  // later accesses are not covered by this release
 }
 
 void race_detector::spawned(operation_id child) {

@@ -188,6 +188,19 @@ class race_detector final : public detail::hb_listener {
   // atomic_thread_fence with an acquire part, a release part, and seq_cst.
   void fence(bool acquires, bool releases, bool seq_cst);
 
+  // Under --memory-model rc11 an atomic synchronizes through the store a load
+  // read, not through the atomic as a whole (rt/weak_atomics.cpp): each store
+  // of the atomic `object` (index `store` in its creation order, 0 its initial
+  // value, which carries nothing) keeps a message, which is what its storer
+  // published: its clock for a release store, its clock at its last release
+  // fence otherwise, joined with the message of its own last release store to
+  // the object (RC11's release sequence) and, for a read-modify-write, with
+  // the message of the store it read (`read`). read_store joins a message
+  // into the running operation's clock (acquire) or keeps it for its next
+  // acquire fence (relaxed). These replace acquire()/release() on the atomic.
+  void read_store(object_id object, std::uint32_t store, bool acquires);
+  void made_store(object_id object, std::uint32_t store, bool releases, std::optional<std::uint32_t> read);
+
   // Operations' clocks, for tests and the benchmark.
   const vector_clock& clock_of(operation_id op);
 
@@ -219,6 +232,11 @@ class race_detector final : public detail::hb_listener {
   std::vector<vector_clock> fence_released_;
   std::vector<vector_clock> fence_pending_;
   vector_clock seq_cst_fences_;
+  // rc11 (read_store, made_store). messages_: index = object id, then store
+  // index. release_sequences_: index = operation id, then object id: the
+  // message of the operation's last release store to it (empty: none).
+  std::vector<std::vector<vector_clock>> messages_;
+  std::vector<std::vector<vector_clock>> release_sequences_;
 };
 
 // The one detector of the process; installed as detail::hb by __tsan_init,

@@ -12,7 +12,9 @@
 // consistent, is exact.
 // compare_exchange_weak may fail spuriously under control, as heddle::atomic
 // does, when spurious CAS failures are on. Outside control only the real
-// operation runs.
+// operation runs. Under --memory-model rc11 the operations go through the
+// weak-memory model instead (rt/weak_atomics.cpp): a load may return an older
+// store than memory holds, and the edges follow the store it read.
 #include <cstdint>
 
 #include "rt/tsan_runtime.hpp"
@@ -43,10 +45,64 @@ T modeled(point_kind kind, const volatile T* a, int order, std::uintptr_t pc, Op
   return result;
 }
 
+namespace tsan = heddle::rt::tsan;
+
+template <class T>
+T load(const volatile T* a, int order, std::uintptr_t pc) {
+  if (tsan::weak_memory_on()) [[unlikely]] {
+    const tsan::weak_access w = tsan::weak_begin(point_kind::read, address_of(a), sizeof(T), pc);
+    T v;
+    tsan::weak_load(w, static_cast<tsan_order>(order), &v, pc);
+    return v;
+  }
+  return modeled(point_kind::read, a, order, pc, [&] { return __atomic_load_n(a, sc); });
+}
+
+template <class T>
+void store(volatile T* a, T v, int order, std::uintptr_t pc) {
+  if (tsan::weak_memory_on()) [[unlikely]] {
+    const tsan::weak_access w = tsan::weak_begin(point_kind::write, address_of(a), sizeof(T), pc);
+    tsan::weak_store(w, static_cast<tsan_order>(order), &v, pc);
+    return;
+  }
+  modeled(point_kind::write, a, order, pc, [&] {
+    __atomic_store_n(a, v, sc);
+    return v;
+  });
+}
+
+// exchange and fetch_*: `op` does the real operation and returns the old value.
+template <class T, class Op>
+T read_modify_write(volatile T* a, int order, std::uintptr_t pc, Op op) {
+  if (tsan::weak_memory_on()) [[unlikely]] {
+    const tsan::weak_access w = tsan::weak_begin(point_kind::rmw, address_of(a), sizeof(T), pc);
+    const T before = op();  // a read-modify-write reads the newest store, which memory holds
+    tsan::weak_rmw(w, static_cast<tsan_order>(order), &before, true, pc);
+    return before;
+  }
+  return modeled(point_kind::rmw, a, order, pc, op);
+}
+
+template <class T>
+int weak_compare_exchange(volatile T* a, T* expected, T desired, int success, int failure, bool weak,
+                          std::uintptr_t pc) {
+  const tsan::weak_access w = tsan::weak_begin(point_kind::rmw, address_of(a), sizeof(T), pc);
+  const T current = __atomic_load_n(a, sc);
+  const bool equal = current == *expected;
+  const bool done = equal && !(weak && tsan::spurious_cas_failure(address_of(a)));
+  if (done) __atomic_store_n(a, desired, sc);
+  else *expected = current;
+  // A failed exchange read the newest store, with the failure order.
+  tsan::weak_rmw(w, static_cast<tsan_order>(done ? success : failure), &current, done, pc);
+  return done ? 1 : 0;
+}
+
 template <class T>
 int compare_exchange(volatile T* a, T* expected, T desired, int success, int failure, bool weak,
                      std::uintptr_t pc) {
   if (!heddle::rt::tsan::hooks_active()) return __atomic_compare_exchange_n(a, expected, desired, weak, sc, sc);
+  if (tsan::weak_memory_on()) [[unlikely]]
+    return weak_compare_exchange(a, expected, desired, success, failure, weak, pc);
   heddle::rt::tsan::atomic_point(point_kind::rmw, address_of(a), pc);
   bool done = false;
   const T current = __atomic_load_n(a, sc);
@@ -66,34 +122,31 @@ int compare_exchange(volatile T* a, T* expected, T desired, int success, int fai
 
 #define HEDDLE_TSAN_ATOMICS(bits, T)                                                                           \
   HEDDLE_TSAN_API T __tsan_atomic##bits##_load(const volatile T* a, int mo) {                                  \
-    return modeled(point_kind::read, a, mo, HEDDLE_CALLER_PC, [&] { return __atomic_load_n(a, sc); });         \
+    return load(a, mo, HEDDLE_CALLER_PC);                                                                      \
   }                                                                                                            \
   HEDDLE_TSAN_API void __tsan_atomic##bits##_store(volatile T* a, T v, int mo) {                               \
-    modeled(point_kind::write, a, mo, HEDDLE_CALLER_PC, [&] {                                                  \
-      __atomic_store_n(a, v, sc);                                                                              \
-      return v;                                                                                                \
-    });                                                                                                        \
+    store(a, v, mo, HEDDLE_CALLER_PC);                                                                         \
   }                                                                                                            \
   HEDDLE_TSAN_API T __tsan_atomic##bits##_exchange(volatile T* a, T v, int mo) {                               \
-    return modeled(point_kind::rmw, a, mo, HEDDLE_CALLER_PC, [&] { return __atomic_exchange_n(a, v, sc); });   \
+    return read_modify_write(a, mo, HEDDLE_CALLER_PC, [&] { return __atomic_exchange_n(a, v, sc); });   \
   }                                                                                                            \
   HEDDLE_TSAN_API T __tsan_atomic##bits##_fetch_add(volatile T* a, T v, int mo) {                              \
-    return modeled(point_kind::rmw, a, mo, HEDDLE_CALLER_PC, [&] { return __atomic_fetch_add(a, v, sc); });    \
+    return read_modify_write(a, mo, HEDDLE_CALLER_PC, [&] { return __atomic_fetch_add(a, v, sc); });    \
   }                                                                                                            \
   HEDDLE_TSAN_API T __tsan_atomic##bits##_fetch_sub(volatile T* a, T v, int mo) {                              \
-    return modeled(point_kind::rmw, a, mo, HEDDLE_CALLER_PC, [&] { return __atomic_fetch_sub(a, v, sc); });    \
+    return read_modify_write(a, mo, HEDDLE_CALLER_PC, [&] { return __atomic_fetch_sub(a, v, sc); });    \
   }                                                                                                            \
   HEDDLE_TSAN_API T __tsan_atomic##bits##_fetch_and(volatile T* a, T v, int mo) {                              \
-    return modeled(point_kind::rmw, a, mo, HEDDLE_CALLER_PC, [&] { return __atomic_fetch_and(a, v, sc); });    \
+    return read_modify_write(a, mo, HEDDLE_CALLER_PC, [&] { return __atomic_fetch_and(a, v, sc); });    \
   }                                                                                                            \
   HEDDLE_TSAN_API T __tsan_atomic##bits##_fetch_or(volatile T* a, T v, int mo) {                               \
-    return modeled(point_kind::rmw, a, mo, HEDDLE_CALLER_PC, [&] { return __atomic_fetch_or(a, v, sc); });     \
+    return read_modify_write(a, mo, HEDDLE_CALLER_PC, [&] { return __atomic_fetch_or(a, v, sc); });     \
   }                                                                                                            \
   HEDDLE_TSAN_API T __tsan_atomic##bits##_fetch_xor(volatile T* a, T v, int mo) {                              \
-    return modeled(point_kind::rmw, a, mo, HEDDLE_CALLER_PC, [&] { return __atomic_fetch_xor(a, v, sc); });    \
+    return read_modify_write(a, mo, HEDDLE_CALLER_PC, [&] { return __atomic_fetch_xor(a, v, sc); });    \
   }                                                                                                            \
   HEDDLE_TSAN_API T __tsan_atomic##bits##_fetch_nand(volatile T* a, T v, int mo) {                             \
-    return modeled(point_kind::rmw, a, mo, HEDDLE_CALLER_PC, [&] { return __atomic_fetch_nand(a, v, sc); });   \
+    return read_modify_write(a, mo, HEDDLE_CALLER_PC, [&] { return __atomic_fetch_nand(a, v, sc); });   \
   }                                                                                                            \
   HEDDLE_TSAN_API int __tsan_atomic##bits##_compare_exchange_strong(volatile T* a, T* c, T v, int mo, int fmo) { \
     return compare_exchange(a, c, v, mo, fmo, false, HEDDLE_CALLER_PC);                                        \

@@ -44,6 +44,8 @@ class resource_pool {
     by_address_.clear();
     used_ = 0;
   }
+  // The next at(address) gives a new resource: the memory there is a new object.
+  void forget(std::uintptr_t address) { by_address_.erase(address); }
   const resource& at(std::uintptr_t address) {
     auto [it, fresh] = by_address_.try_emplace(address, nullptr);
     if (fresh) {
@@ -295,9 +297,13 @@ void memory_access(std::uintptr_t address, std::uint32_t size, bool write, std::
   checked_access(engine::current(), address, size, write, pc);
 }
 
-void heap_allocated(std::uintptr_t address, std::uintptr_t size) { the_race_detector().allocated(address, size); }
+void heap_allocated(std::uintptr_t address, std::uintptr_t size) {
+  if (detail::control.weak_memory) weak_forget(address, size);
+  the_race_detector().allocated(address, size);
+}
 
 void heap_freed(std::uintptr_t address, std::uintptr_t size, std::uintptr_t pc) {
+  if (detail::control.weak_memory) weak_forget(address, size);
   engine* e = engine::current();
   if (e->unwinding() || !e->config().detect_races || state().ignore_depth() > 0) {
     the_race_detector().forget(address, size);
@@ -306,21 +312,35 @@ void heap_freed(std::uintptr_t address, std::uintptr_t size, std::uintptr_t pc) 
   if (const std::optional<race> r = the_race_detector().freed(address, size, pc)) report_race(*e, *r);
 }
 
-void unmapped(std::uintptr_t address, std::uintptr_t size) { the_race_detector().forget(address, size); }
+void unmapped(std::uintptr_t address, std::uintptr_t size) {
+  if (detail::control.weak_memory) weak_forget(address, size);
+  the_race_detector().forget(address, size);
+}
 
 void atomic_point(point_kind kind, std::uintptr_t address, std::uintptr_t pc) {
   const resource& r = state().atomics.at(address);
   engine::current()->point(kind, r.id(), std::source_location{}, pc);
 }
 
-// Runs the operation as seq_cst whatever its order; a weaker one is noted,
-// so the verdict says it covered sequentially consistent interleavings only.
-namespace {
+const resource& atomic_resource(std::uintptr_t address) { return state().atomics.at(address); }
+
+void forget_atomic(std::uintptr_t address) { state().atomics.forget(address); }
+
+// Under sc (or for an atomic rc11 does not model, rt/weak_atomics.cpp) the
+// operation runs as seq_cst whatever its order; a weaker one is noted, so the
+// verdict says it covered sequentially consistent interleavings only.
 void note_order(tsan_order order) {
   if (order == tsan_order::seq_cst) return;
   if (engine* e = engine::current(); e != nullptr && e->running() != 0) e->note_weak_order();
 }
-}  // namespace
+
+void check_atomic_access(std::uintptr_t address, std::uint32_t size, bool write, std::uintptr_t pc) {
+  engine* e = engine::current();
+  if (state().ignore_depth() == 0 && !e->unwinding() && e->config().detect_races) {
+    if (const std::optional<race> found = the_race_detector().on_access(address, size, write, pc, true))
+      report_race(*e, *found);
+  }
+}
 
 void atomic_edges(point_kind kind, std::uintptr_t address, std::uint32_t size, tsan_order order, std::uintptr_t pc) {
   note_order(order);
@@ -335,11 +355,7 @@ void atomic_edges(point_kind kind, std::uintptr_t address, std::uint32_t size, t
   }
   // Checked after its acquire (what it synchronizes with is ordered before
   // it) and before its release (whoever acquires that has the access before).
-  engine* e = engine::current();
-  if (state().ignore_depth() == 0 && !e->unwinding() && e->config().detect_races) {
-    if (const std::optional<race> found = detector.on_access(address, size, kind != point_kind::read, pc, true))
-      report_race(*e, *found);
-  }
+  check_atomic_access(address, size, kind != point_kind::read, pc);
   if (kind != point_kind::read) {
     if (releases) detector.release(r.id(), false);
     else detector.release_from_last_fence(r.id());
@@ -352,9 +368,10 @@ bool spurious_cas_failure(std::uintptr_t address) {
 }
 
 void fence(tsan_order order, std::uintptr_t pc) {
-  note_order(order);
+  if (!detail::control.weak_memory) note_order(order);
   engine::current()->point(point_kind::fence, 0, std::source_location{}, pc);
   if (!hooks_active()) return;
+  if (detail::control.weak_memory) weak_fence(order);
   const bool acquires = order != tsan_order::relaxed && order != tsan_order::release;
   const bool releases = order == tsan_order::release || order == tsan_order::acq_rel || order == tsan_order::seq_cst;
   the_race_detector().fence(acquires, releases, order == tsan_order::seq_cst);

@@ -49,6 +49,43 @@ void atomic_point(point_kind kind, std::uintptr_t address, std::uintptr_t pc);
 // `size` bytes against plain accesses (an atomic and a plain access to the
 // same memory race unless ordered; two atomics never do).
 void atomic_edges(point_kind kind, std::uintptr_t address, std::uint32_t size, tsan_order order, std::uintptr_t pc);
+// The race check of an atomic access of `size` bytes at `address` against
+// plain ones (atomic_edges' check, for rt/weak_atomics.cpp).
+void check_atomic_access(std::uintptr_t address, std::uint32_t size, bool write, std::uintptr_t pc);
+// The resource of the atomic at `address` in this iteration; forget_atomic
+// makes the next one a new resource (a new object, with no history).
+const resource& atomic_resource(std::uintptr_t address);
+void forget_atomic(std::uintptr_t address);
+// Notes an order weaker than seq_cst that runs as seq_cst (the verdict's caveat).
+void note_order(tsan_order order);
+
+// --- Under --memory-model rc11 (rt/weak_atomics.cpp) ---
+// Whether atomics go through the weak-memory model: an iteration under rc11,
+// and a hook that must act.
+inline bool weak_memory_on() noexcept { return detail::control.weak_memory && hooks_active(); }
+// An atomic access about to happen at [address, address + size): its
+// scheduling point, then its location. `modelled` is false for a location the
+// model leaves sequentially consistent (mixed-size accesses).
+struct weak_access {
+  std::uintptr_t address;
+  std::uint32_t size;
+  object_id object;
+  bool modelled;
+};
+weak_access weak_begin(point_kind kind, std::uintptr_t address, std::uint32_t size, std::uintptr_t pc);
+// A load: `value` gets the value of the store the model lets it read.
+void weak_load(const weak_access& a, tsan_order order, void* value, std::uintptr_t pc);
+// A store of `value`, written to memory if it is the newest in modification order.
+void weak_store(const weak_access& a, tsan_order order, const void* value, std::uintptr_t pc);
+// A read-modify-write already done on memory: it read `before` (the newest
+// value) and, when `wrote`, left `after` there. A failed compare-exchange is
+// one that did not write, with its failure order.
+void weak_rmw(const weak_access& a, tsan_order order, const void* before, bool wrote, std::uintptr_t pc);
+void weak_fence(tsan_order order);
+// [address, address + size) is a new object or no longer one (allocated,
+// freed, unmapped): the atomics there lose their store histories.
+void weak_forget(std::uintptr_t address, std::uintptr_t size);
+
 // May this compare_exchange_weak, whose comparison would succeed, fail
 // spuriously? A rare choice of the strategy when spurious CAS failures are on.
 bool spurious_cas_failure(std::uintptr_t address);

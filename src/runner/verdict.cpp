@@ -39,7 +39,7 @@ std::vector<std::string> statistics::caveats() const {
   if (weak_order_iterations > 0)
     out.push_back(fmt::format("{} used atomics with memory orders weaker than seq_cst; heddle runs them as seq_cst, "
                               "so only sequentially consistent interleavings were checked, not the reorderings those "
-                              "orders allow",
+                              "orders allow (--memory-model rc11 explores them)",
                               weak_order_iterations == iterations ? fmt::format("all {}", plural(iterations, "iteration"))
                                                                   : fmt::format("{} of {}", weak_order_iterations,
                                                                                 plural(iterations, "iteration"))));

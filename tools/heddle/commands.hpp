@@ -58,7 +58,7 @@ struct run_arguments {
   std::vector<std::string> command;  // the program, then its arguments
   // Option values exactly as typed; validated before the program runs.
   std::optional<std::string> iterations, time_budget, strategy, seed, max_steps, out, iteration_timeout,
-      exit_code_is_bug, memory, detect_races, backend;
+      exit_code_is_bug, memory, detect_races, backend, memory_model;
   std::optional<std::string> check;  // a shell command that judges each iteration's output
   // The engine options heddle test has too, and push-button's own: the exit
   // status the program ends with when it has no bug (--expect-exit).

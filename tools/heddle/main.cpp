@@ -77,7 +77,8 @@ int main(int argc, char** argv) {
   test_command->add_option("--memory", test.memory,
                            "Instrumented plain accesses that are scheduling points: all, shared (default), none");
   test_command->add_option("--memory-model", test.memory_model,
-                           "Memory model of heddle::atomic: sc (default) or rc11 (docs/memory-model.md)");
+                           "Memory model of heddle::atomic (and of std::atomic in instrumented code): sc (default) or rc11 "
+                           "(docs/memory-model.md)");
   test_command->add_option("--detect-races", test.detect_races,
                            "Report data races in instrumented code: true (default) or false");
   test_command->add_option("--backend", test.backend, "How operations run: fibers (default) or threads (OS threads)");
@@ -121,6 +122,9 @@ int main(int argc, char** argv) {
   run_command->add_option("--exit-code-is-bug", run.exit_code_is_bug,
                           "A non-zero exit status is a bug: true (default) or false");
   run_command->add_option("--memory", run.memory, "Scheduling points at plain memory accesses: all, shared, none");
+  run_command->add_option("--memory-model", run.memory_model,
+                          "Memory model of the program's atomics (std::atomic, C11, __atomic in code built with "
+                          "heddle-cc/heddle-c++): sc (default) or rc11 (docs/memory-model.md)");
   run_command->add_option("--detect-races", run.detect_races,
                           "Report unordered conflicting accesses as data races: true (default) or false");
   run_command->add_option("--backend", run.backend,

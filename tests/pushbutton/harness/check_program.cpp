@@ -8,13 +8,17 @@
 //   // heddle: <extra heddle run flags>      (optional; {source_dir} stands
 //                                            for the source's directory)
 //   // replays: <N>                           (optional, default 100)
+//   // sc: passes                             (optional; a weak-memory bug)
 // Checks: `heddle run --iterations 10000` finds a bug of that kind whose
 // message contains the substring; the fixed twin passes 1,000 iterations;
 // the trace replays the same bug N times out of N (one `heddle replay` whose
 // fork server repeats the replay, HEDDLE_REPLAY_REPEAT). With a backend, every
 // run passes --backend <backend>, the trace must say it ran there (a replay
 // runs on the backend of its trace), and it must also replay once on the other
-// backend (HEDDLE_BACKEND). Exit 0 when all hold.
+// backend (HEDDLE_BACKEND). With `sc: passes` (a bug only the C++ memory
+// model allows, found with `heddle: --memory-model rc11`), the buggy program
+// must also pass 1,000 iterations under --memory-model sc, with the caveat
+// that weaker orders ran as seq_cst. Exit 0 when all hold.
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -36,6 +40,7 @@ struct expectation {
   std::string message;
   std::vector<std::string> flags;
   int replays = 100;
+  bool passes_under_sc = false;
 };
 
 expectation read_expectation(const std::string& source) {
@@ -56,6 +61,10 @@ expectation read_expectation(const std::string& source) {
       }
     } else if (key == "replays:") {
       words >> e.replays;
+    } else if (key == "sc:") {
+      std::string verdict;
+      words >> verdict;
+      e.passes_under_sc = verdict == "passes";
     }
   }
   return e;
@@ -142,6 +151,23 @@ int main(int argc, char** argv) {
   if (passed.status != 0 || passed.summary.value("iterations", 0) != 1000)
     return fail("the fixed twin did not pass 1000 iterations", passed);
   std::printf("fixed twin: passed %d iterations\n", passed.summary.value("iterations", 0));
+
+  if (e.passes_under_sc) {
+    std::vector<std::string> sc = {heddle, "run", "--iterations", "1000", "--format", "json", "--out", out + "/sc"};
+    for (std::size_t i = 0; i < e.flags.size(); ++i) {
+      if (e.flags[i] == "--memory-model" && i + 1 < e.flags.size()) ++i;
+      else sc.push_back(e.flags[i]);
+    }
+    sc.insert(sc.end(), {"--memory-model", "sc", "--", buggy});
+    const outcome under_sc = run("env", sc, out + "/sc.err");
+    if (under_sc.status != 0 || under_sc.summary.value("iterations", 0) != 1000)
+      return fail("the buggy program did not pass 1000 iterations under --memory-model sc", under_sc);
+    const std::string caveats = under_sc.summary.value("caveats", json::array()).dump();
+    if (caveats.find("weaker than seq_cst") == std::string::npos ||
+        caveats.find("--memory-model rc11 explores them") == std::string::npos)
+      return fail("the pass under --memory-model sc does not say that weaker orders ran as seq_cst", under_sc);
+    std::printf("under sc: passed 1000 iterations, with the caveat\n");
+  }
 
   const std::string trace = found.summary.value("trace_file", "");
   if (!backend.empty()) {

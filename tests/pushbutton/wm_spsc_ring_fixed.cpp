@@ -1,0 +1,52 @@
+// The fixed twin of wm_spsc_ring.cpp: the producer publishes each slot with a
+// release store of the tail, which the consumer's acquire load of the tail
+// synchronizes with, so it reads the value the producer wrote.
+#include <atomic>
+#include <cassert>
+#include <thread>
+
+namespace {
+constexpr unsigned capacity = 4;
+constexpr int count = 3;
+
+struct ring {
+  std::atomic<int> slots[capacity];
+  std::atomic<unsigned> head{0};  // the consumer's next slot
+  std::atomic<unsigned> tail{0};  // the producer's next slot
+
+  bool push(int v) {
+    const unsigned t = tail.load(std::memory_order_relaxed);
+    if (t - head.load(std::memory_order_acquire) == capacity) return false;
+    slots[t % capacity].store(v, std::memory_order_relaxed);
+    tail.store(t + 1, std::memory_order_release);
+    return true;
+  }
+
+  bool pop(int& v) {
+    const unsigned h = head.load(std::memory_order_relaxed);
+    if (tail.load(std::memory_order_acquire) == h) return false;
+    v = slots[h % capacity].load(std::memory_order_relaxed);
+    head.store(h + 1, std::memory_order_release);
+    return true;
+  }
+};
+
+ring queue;
+}  // namespace
+
+int main() {
+  std::thread producer([] {
+    for (int i = 1; i <= count; ++i)
+      while (!queue.push(i)) std::this_thread::yield();
+  });
+  std::thread consumer([] {
+    for (int expected = 1; expected <= count; ++expected) {
+      int value = 0;
+      while (!queue.pop(value)) std::this_thread::yield();
+      assert(value == expected);
+    }
+  });
+  producer.join();
+  consumer.join();
+  return 0;
+}
