@@ -585,13 +585,16 @@ json.dump(t, open("diverging.json", "w"))' "$trace" || fail "cannot rewrite the 
     expect_one_line_error "bad value 'most' for --memory"
     run "$heddle" run --backend green -- "$plain"
     expect_one_line_error "bad value 'green' for --backend: expected fibers or threads"
+    # dpor does not know reads-from choices, for heddle run as for heddle test.
+    run "$heddle" run --memory-model rc11 --strategy dpor -- "$plain"
+    expect_one_line_error "dpor explores sequentially consistent interleavings only; use dfs for --memory-model rc11"
     ;;
 
   engine_flags_are_checked_on_run_and_test)
     # Every engine option is a flag of both commands; a bad value is one line.
     for command in run test; do
       for flag in "--spurious-wakeups maybe" "--spurious-cas-failures often" "--fair-after soon" \
-                  "--stack-size 10" "--max-steps 0" "--memory most" "--detect-races perhaps"; do
+                  "--stack-size 10" "--max-steps 0" "--memory most" "--detect-races perhaps" "--memory-model tso"; do
         read -r name value <<<"$flag"
         if [[ $command == test ]]; then run "$heddle" test "$buggy" "$name" "$value"
         else run "$heddle" run "$name" "$value" -- "$plain"; fi
