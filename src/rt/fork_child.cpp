@@ -22,6 +22,7 @@
 #include "backends/thread_backend.hpp"
 #include "engine/engine.hpp"
 #include "rt/loader_fini.hpp"
+#include "rt/runtime_heap.hpp"
 
 // The pthread surface of libheddle-rt runs main() as a thread of its own
 // (pthread_exit in main, waiting for the other threads). Weak, so the fork
@@ -167,13 +168,21 @@ class logging_strategy final : public detail::strategy {
   void begin_iteration(std::uint64_t, std::uint64_t) override {}
   std::size_t next_operation(const detail::decision_context& ctx) override {
     mirror(ch_, *the_engine, false);
-    const std::size_t pick = inner_.next_operation(ctx);
+    std::size_t pick = 0;
+    {
+      const runtime_heap::scope inherited;  // the strategy's state is the fork server's
+      pick = inner_.next_operation(ctx);
+    }
     log(ctx, false, {}, pick);
     return pick;
   }
   std::uint64_t next_value(const detail::decision_context& ctx, const detail::choice& c) override {
     mirror(ch_, *the_engine, false);
-    const std::uint64_t value = inner_.next_value(ctx, c);
+    std::uint64_t value = 0;
+    {
+      const runtime_heap::scope inherited;
+      value = inner_.next_value(ctx, c);
+    }
     log(ctx, true, c, value);
     return value;
   }

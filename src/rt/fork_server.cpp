@@ -30,6 +30,7 @@
 #include "rt/output_capture.hpp"
 #include "rt/output_check.hpp"
 #include "rt/posix_clock.hpp"
+#include "rt/runtime_heap.hpp"
 #include "rt/uncontrolled_inputs.hpp"
 #include "rt/symbolizer.hpp"
 #include "rt/watchdog.hpp"
@@ -121,9 +122,9 @@ std::string divergence_cause(const std::string& trace_file, std::uint32_t inputs
   if (address_randomization() == "on")
     return "Likely cause: address randomization is on in this run (it could not be turned off), and the program "
            "may depend on addresses";
-  return "Likely cause: the program depends on something heddle does not control (addresses of heap blocks its "
-         "main thread allocates, input, files, an uninstrumented spin on memory, /dev/urandom, a static left over "
-         "from before main)";
+  return "Likely cause: the program depends on something heddle does not control (input, files, an uninstrumented "
+         "spin on memory, /dev/urandom, a static left over from before main, the blocks its threads allocate when "
+         "the trace was recorded on the other backend)";
 }
 
 run_plan make_plan(const program_entry& program) {
@@ -273,6 +274,9 @@ class iteration_server {
       // a call the runtime does not model, or waiting for a log hand-off) would
       // stay behind when the server is killed. The check after prctl covers a
       // server that died before it.
+      // The program's blocks, and heddle's, are the C library's again
+      // (runtime_heap.hpp), from the heap every child starts from.
+      runtime_heap::leave_server();
       ::prctl(PR_SET_PDEATHSIG, SIGKILL);
       if (::getppid() != server) ::_exit(1);
       skip_runtime_fini();
@@ -847,11 +851,15 @@ int run_program(const program_entry& program, const char* mode) {
   const char* format = std::getenv("HEDDLE_RUN_FORMAT");
   const bool json_summary = format != nullptr && std::string_view(format) == "json";
   ::unsetenv("HEDDLE_RUN");
+  // From here on this process allocates from a heap of its own, so that the
+  // program's heap is the same in every child and in a replay.
+  runtime_heap::enter_server();
   try {
     run_plan plan = make_plan(program);
     if (direct) {
       fork_channel& ch = *map_channel(plan.opts.max_steps);
       plan.chosen->begin_iteration(plan.first_iteration, detail::iteration_seed(plan.opts.seed, plan.first_iteration));
+      runtime_heap::leave_server();
       run_iteration(program, plan.opts, *plan.chosen, ch);
     }
     return explore_program(program, plan, json_summary);

@@ -12,6 +12,11 @@
 // range is forgotten. Outside control, or in a program with no instrumented
 // code (nothing to check), a wrapper is the allocator plus one branch.
 //
+// Where heddle's own allocations would move the program's blocks (in the
+// fork server, and its strategy's in a child), every wrapper serves them from
+// rt/runtime_heap.hpp instead, and a free or realloc of such a block goes
+// back there, whoever makes it.
+//
 // operator new and delete are defined here, as libstdc++ defines them (over
 // malloc, aligned_alloc and free, with the new-handler loop), only so that a
 // report names the user's delete rather than libstdc++'s call to free.
@@ -24,8 +29,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <new>
 
+#include "rt/runtime_heap.hpp"
 #include "rt/tsan_runtime.hpp"
 
 extern "C" {
@@ -42,6 +49,7 @@ void __libc_free(void*);
 namespace {
 
 namespace tsan = heddle::rt::tsan;
+namespace own = heddle::rt::runtime_heap;
 
 struct allocator {
   void* (*malloc)(std::size_t) = nullptr;
@@ -135,6 +143,12 @@ bool from_runtime(std::uintptr_t pc) {
   return pc - runtime_begin < runtime_end - runtime_begin;
 }
 
+// heddle's own allocation, once the constructor below found heddle's code
+// (the loader allocates before it runs, when dl_iterate_phdr is not for use).
+bool runtime_allocates(std::uintptr_t pc) noexcept {
+  return runtime_end != 0 && pc - runtime_begin < runtime_end - runtime_begin;
+}
+
 // Found once at load, not in each fork server child.
 [[gnu::constructor]] void find_runtime_at_load() { (void)from_runtime(0); }
 
@@ -164,6 +178,12 @@ void* allocated(void* p, std::uintptr_t pc) {
 
 void release(void* p, std::uintptr_t pc) {
   if (p == nullptr) return;
+  if (own::owns(p)) {
+    own::release(p);
+    return;
+  }
+  // The fork server leaves the C library's heap as every child starts from it.
+  if (own::serving_all) return;
   const allocator* a = real();
   if (a == nullptr) {
     __libc_free(p);
@@ -174,11 +194,13 @@ void release(void* p, std::uintptr_t pc) {
 }
 
 void* heap_alloc(std::size_t n, std::uintptr_t pc) {
+  if (own::active() || runtime_allocates(pc)) return own::allocate(n);
   const allocator* a = real();
   return allocated(a != nullptr ? a->malloc(n) : __libc_malloc(n), pc);
 }
 
 void* aligned_heap_alloc(std::size_t alignment, std::size_t n, std::uintptr_t pc) {
+  if (own::active() || runtime_allocates(pc)) return own::allocate(n, alignment);
   const allocator* a = real();
   return allocated(a != nullptr ? a->aligned_alloc(alignment, n) : __libc_memalign(alignment, n), pc);
 }
@@ -223,7 +245,17 @@ void* new_aligned_block_or_null(std::size_t n, std::align_val_t al, std::uintptr
 }
 
 void* reallocate(void* p, std::size_t n, std::uintptr_t pc) {
+  if (own::owns(p)) return own::reallocate(p, n);
   const allocator* a = real();
+  if (own::active() && a != nullptr) {
+    // A block of the C library's heap moves to heddle's.
+    void* q = own::allocate(n);
+    if (q == nullptr || p == nullptr) return q;
+    const std::size_t had = a->usable_size(p);
+    std::memcpy(q, p, had < n ? had : n);
+    release(p, pc);
+    return q;
+  }
   if (a == nullptr) return __libc_realloc(p, n);
   if (p == nullptr || !tracking(pc)) return allocated(a->realloc(p, n), pc);
   // The old block is read and freed, the new one is fresh; on failure the
@@ -242,6 +274,13 @@ HEDDLE_HOOK void* malloc(std::size_t n) noexcept { return heap_alloc(n, HEDDLE_C
 HEDDLE_HOOK void free(void* p) noexcept { release(p, HEDDLE_CALLER_PC); }
 
 HEDDLE_HOOK void* calloc(std::size_t count, std::size_t n) noexcept {
+  if (own::active()) {
+    std::size_t bytes = 0;
+    if (__builtin_mul_overflow(count, n, &bytes)) return nullptr;
+    void* p = own::allocate(bytes);
+    if (p != nullptr) std::memset(p, 0, bytes);
+    return p;
+  }
   const allocator* a = real();
   return allocated(a != nullptr ? a->calloc(count, n) : __libc_calloc(count, n), HEDDLE_CALLER_PC);
 }
@@ -262,6 +301,13 @@ HEDDLE_HOOK void* aligned_alloc(std::size_t alignment, std::size_t n) noexcept {
 }
 
 HEDDLE_HOOK int posix_memalign(void** out, std::size_t alignment, std::size_t n) noexcept {
+  if (own::active()) {
+    if (alignment % sizeof(void*) != 0 || (alignment & (alignment - 1)) != 0) return EINVAL;
+    void* p = own::allocate(n, alignment);
+    if (p == nullptr) return ENOMEM;
+    *out = p;
+    return 0;
+  }
   const allocator* a = real();
   if (a == nullptr) {
     *out = __libc_memalign(alignment, n);
@@ -273,19 +319,29 @@ HEDDLE_HOOK int posix_memalign(void** out, std::size_t alignment, std::size_t n)
 }
 
 HEDDLE_HOOK void* memalign(std::size_t alignment, std::size_t n) noexcept {
+  if (own::active()) return own::allocate(n, alignment);
   const allocator* a = real();
   return allocated(a != nullptr ? a->memalign(alignment, n) : __libc_memalign(alignment, n), HEDDLE_CALLER_PC);
 }
 
 HEDDLE_HOOK void* valloc(std::size_t n) noexcept {
+  if (own::active()) return own::allocate(n, 4096);
   const allocator* a = real();
   return allocated(a != nullptr ? a->valloc(n) : __libc_memalign(4096, n), HEDDLE_CALLER_PC);
 }
 
 HEDDLE_HOOK void* pvalloc(std::size_t n) noexcept {
+  if (own::active()) return own::allocate((n + 4095) & ~std::size_t{4095}, 4096);
   const allocator* a = real();
   return allocated(a != nullptr ? a->pvalloc(n) : __libc_memalign(4096, (n + 4095) & ~std::size_t{4095}),
                    HEDDLE_CALLER_PC);
+}
+
+HEDDLE_HOOK std::size_t malloc_usable_size(void* p) noexcept {
+  if (p == nullptr) return 0;
+  if (own::owns(p)) return own::usable_size(p);
+  const allocator* a = real();
+  return a != nullptr ? a->usable_size(p) : 0;
 }
 
 HEDDLE_HOOK void* mmap(void* address, std::size_t length, int protection, int flags, int fd, off_t offset) noexcept {
