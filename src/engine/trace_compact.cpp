@@ -8,9 +8,11 @@
 // everything before it, so a truncated or mangled line is rejected cleanly.
 // Between the steps and the checksum, an optional tail: the backend (a string)
 // and the program's arguments (a count, then strings), then, if not zero, the
-// iteration timeout in milliseconds. Traces from before the tail, and the
-// crash handler's, may omit it (fibers, no arguments, no timeout), or its
-// timeout.
+// iteration timeout in milliseconds, then, if either is set, the program's
+// usual exit status plus one (0: none; heddle run judges a replay's exit status
+// by it) and the suppressions file. Traces from before the tail, and the crash
+// handler's, may omit it (fibers, no arguments, no timeout), or its timeout,
+// or the last two: each part left out reads as not set.
 #include <array>
 #include <cstdint>
 #include <string>
@@ -153,11 +155,16 @@ std::string to_compact(const trace& t) {
     w.u(s.value);
     w.u(s.object);
   }
-  if (h.backend != "fibers" || !h.arguments.empty() || h.iteration_timeout_ms != 0) {
+  const bool run_options = h.expect_exit >= 0 || !h.suppressions.empty();
+  if (h.backend != "fibers" || !h.arguments.empty() || h.iteration_timeout_ms != 0 || run_options) {
     w.s(h.backend);
     w.u(h.arguments.size());
     for (const std::string& a : h.arguments) w.s(a);
-    if (h.iteration_timeout_ms != 0) w.u(h.iteration_timeout_ms);
+    if (h.iteration_timeout_ms != 0 || run_options) w.u(h.iteration_timeout_ms);
+    if (run_options) {
+      w.u(static_cast<std::uint64_t>(h.expect_exit + 1));
+      w.s(h.suppressions);
+    }
   }
   const std::uint32_t sum = fnv1a(w.out);
   for (int k = 0; k < 4; ++k) w.byte(static_cast<std::uint8_t>(sum >> (8 * k)));
@@ -232,6 +239,12 @@ trace trace_from_compact(std::string_view text) {
     if (arguments > body.size()) throw trace_error("malformed compact trace: truncated");
     for (std::uint64_t i = 0; i < arguments; ++i) h.arguments.push_back(r.s());
     if (!r.done()) h.iteration_timeout_ms = r.u();
+    if (!r.done()) {
+      const std::uint64_t status = r.u();
+      if (status > 256) throw trace_error("malformed compact trace: the expected exit status is not 0 to 255");
+      h.expect_exit = static_cast<int>(status) - 1;
+      h.suppressions = r.s();
+    }
   }
   if (!r.done()) throw trace_error("malformed compact trace: trailing bytes");
   return t;

@@ -655,6 +655,23 @@ json.dump(t, open("diverging.json", "w"))' "$trace" || fail "cannot rewrite the 
     expect_exit 0
     ;;
 
+  compact_trace_of_a_run_keeps_the_expected_exit_status)
+    # A pasted one-line trace judges the replay's exit status as the JSON
+    # file does: by the status the run expected (here 7), not by 0.
+    usual=$plain_dir/plain_usual_exit_status_fixed
+    run "$heddle" run --iterations 5 --expect-exit 7 --out out -- "$usual"
+    expect_exit 1
+    expect_stderr "exit_code: the program exited with status 6, not 7 (--expect-exit)"
+    compact=$(grep -o 'heddle:1:[A-Za-z0-9_-]*' "$work/stderr" | head -n 1)
+    [[ -n $compact ]] || fail "the report has no compact trace line"
+    run "$heddle" replay out/run_plain_usual_exit_status_fixed/bug-1.json
+    expect_exit 1
+    expect_stderr "the program exited with status 6, not 7"
+    run "$heddle" replay "$compact"
+    expect_exit 1
+    expect_stderr "the program exited with status 6, not 7"
+    ;;
+
   suppressions_file_leaves_out_races_and_counts_them)
     run "$heddle" run --iterations 100 --format json -- "$benign_race"
     expect_exit 1

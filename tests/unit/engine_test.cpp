@@ -128,6 +128,28 @@ TEST(engine, trace_encodings_keep_the_iteration_timeout) {
   EXPECT_EQ(heddle::to_json(without).find("iteration_timeout_ms"), std::string::npos);
 }
 
+// heddle run's traces record the program's usual exit status and the
+// suppressions file: a pasted compact trace must judge its replay as the
+// JSON file does. A line without them (written before they were kept) reads
+// as neither set.
+TEST(engine, compact_traces_keep_the_expected_exit_status_and_suppressions) {
+  const auto r = heddle::explore(quiet({.iterations = 1000}), racy_increments);
+  ASSERT_TRUE(r.bug);
+  heddle::trace run = r.trace;
+  run.header.expect_exit = 6;
+  run.header.suppressions = "/abs/race.supp";
+  EXPECT_EQ(heddle::trace_from_compact(heddle::to_compact(run)), run);
+  run.header.expect_exit = 0;
+  run.header.suppressions.clear();
+  EXPECT_EQ(heddle::trace_from_compact(heddle::to_compact(run)).header.expect_exit, 0);
+  heddle::trace old = r.trace;
+  old.header.iteration_timeout_ms = 250;
+  const heddle::trace read = heddle::trace_from_compact(heddle::to_compact(old));
+  EXPECT_EQ(read.header.expect_exit, -1);
+  EXPECT_EQ(read.header.suppressions, "");
+  EXPECT_EQ(read.header.iteration_timeout_ms, 250u);
+}
+
 TEST(engine, corrupted_compact_trace_is_rejected_with_a_message) {
   const auto r = heddle::explore(quiet({.iterations = 1000}), racy_increments);
   ASSERT_TRUE(r.bug);
