@@ -205,10 +205,12 @@ HEDDLE_RT_DEFINE(long, syscall, (long number, ...)) {
   long a[6];
   for (long& x : a) x = va_arg(args, long);
   va_end(args);
-  if (number == SYS_futex && heddle::rt::controlled())
+  if (number == SYS_futex && heddle::rt::controlled()) {
+    heddle::rt::signal_delivery_point();
     return heddle::rt::futex(reinterpret_cast<std::uint32_t*>(a[0]), static_cast<int>(a[1]),
                              static_cast<std::uint32_t>(a[2]), reinterpret_cast<const timespec*>(a[3]),
                              reinterpret_cast<std::uint32_t*>(a[4]), static_cast<std::uint32_t>(a[5]),
                              heddle::detail::real::kernel_syscall());
+  }
   return heddle::detail::real::kernel_syscall()(number, a[0], a[1], a[2], a[3], a[4], a[5]);
 }

@@ -22,6 +22,7 @@ namespace heddle::rt {
 namespace {
 
 void sleep_to(virtual_time deadline) {
+  signal_delivery_point();
   cancellation_point();
   sleep_until(deadline, {});
   cancellation_point();
@@ -39,6 +40,7 @@ using heddle::rt::controlled;
 
 HEDDLE_RT_DEFINE(int, sched_yield, ()) {
   if (!controlled()) return HEDDLE_REAL(sched_yield)();
+  heddle::rt::signal_delivery_point();  // a thread that spins until a handler sets its flag
   // A zero sleep, not a yield point: strategies let a sleeping operation's
   // rivals run first (pct, pos), and a program that calls sched_yield is
   // waiting for another thread.

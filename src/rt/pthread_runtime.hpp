@@ -56,6 +56,20 @@ namespace heddle::rt {
 // True when the caller is an operation of a controlled iteration.
 inline bool controlled() noexcept { return in_control() && current_operation() != 0; }
 
+// Signals the program sends itself (posix_signals.cpp). A signal sent to a
+// thread that is neither the sender nor waiting for signals is delivered at
+// the receiver's next call into the runtime: the number of threads with such
+// a delivery pending, and the delivery (call_site's constructor calls it).
+extern std::uint32_t deferred_signal_deliveries;
+void deliver_deferred_signals();
+inline void signal_delivery_point() {
+  if (deferred_signal_deliveries != 0) [[unlikely]] deliver_deferred_signals();
+}
+// A new thread's signal mask is its creator's (pthread_create).
+void inherit_signal_mask(operation_id parent, operation_id child);
+// pthread_kill of a controlled thread: 0 or an errno value.
+int send_signal_to_thread(operation_id op, int sig);
+
 // For the length of an interposed call, the program's call site: the points
 // the call makes are placed there in reports (engine/call_site.hpp). The
 // outermost interposed call wins (mtx_lock calls pthread_mutex_lock).
@@ -68,6 +82,7 @@ class call_site {
     if (op_ >= pcs.size()) pcs.resize(std::max<std::size_t>(op_ + 1, 64));
     saved_ = pcs[op_];
     if (saved_ == 0) pcs[op_] = reinterpret_cast<std::uintptr_t>(pc);
+    signal_delivery_point();
   }
   ~call_site() {
     if (op_ != 0 && op_ < detail::interposed_call_pcs().size()) detail::interposed_call_pcs()[op_] = saved_;

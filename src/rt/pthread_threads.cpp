@@ -257,6 +257,7 @@ HEDDLE_RT_DEFINE(int, pthread_create,
   const heddle::operation_id op =
       heddle::spawn([&r, start, arg] { heddle::rt::run_thread(r, start, arg); }, {});
   heddle::rt::threads().attach(r, op);
+  heddle::rt::inherit_signal_mask(heddle::current_operation(), op);
   heddle::rt::note_start_routine(op, reinterpret_cast<std::uintptr_t>(start));
   *thread = reinterpret_cast<pthread_t>(&r);
   return 0;
@@ -493,9 +494,7 @@ HEDDLE_RT_DEFINE(int, pthread_kill, (pthread_t thread, int sig)) {
   thread_record* r = heddle::rt::find_thread(thread);
   if (r == nullptr || r->finished) return ESRCH;
   if (sig == 0) return 0;  // "does it exist?"
-  // A signal to a thread is delivered to the OS thread running the caller:
-  // signals are not modelled (docs/pushbutton.md).
-  return HEDDLE_REAL(pthread_kill)(HEDDLE_REAL(pthread_self)(), sig);
+  return heddle::rt::send_signal_to_thread(r->op, sig);
 }
 
 // --- keys ----------------------------------------------------------------------

@@ -3,7 +3,7 @@
 # instrumented: heddle controls its pthread synchronization only) compresses
 # one input under `heddle run`; after each iteration --check decompresses what
 # it wrote and compares it with the input.
-#   compressor.sh HEDDLE ITERATIONS WORKDIR pigz|xz|zstd
+#   compressor.sh HEDDLE ITERATIONS WORKDIR pigz|xz|zstd|lbzip2|pbzip2
 set -u
 heddle=$1 iterations=$2 workdir=$3 tool=$4
 here=$(dirname "$0")
@@ -18,6 +18,11 @@ case "$tool" in
   # Jobs of 512 KiB (zstd's smallest) on a copy four times as large.
   zstd) cat input input input input input input input input > input8
         program="zstd -T2 -1 -B524288 -c -q input8" check="zstd -dc -q | cmp - input8" ;;
+  # 100k blocks (bzip2's smallest): three blocks for two threads. lbzip2's
+  # main thread sleeps in sigsuspend until a worker raises SIGUSR2; pbzip2
+  # keeps a thread in sigwait (signals under control: docs/pushbutton.md).
+  lbzip2) program="lbzip2 -n2 -1 -c input" check="bzip2 -dc | cmp - input" ;;
+  pbzip2) program="pbzip2 -p2 -1 -c input" check="bzip2 -dc | cmp - input" ;;
   *) echo "compressor.sh: unknown tool $tool" >&2; exit 2 ;;
 esac
 # shellcheck disable=SC2086
