@@ -17,7 +17,13 @@
 //                    and waitpid of a process with the same libraries (what no
 //                    fork server can go below on this machine).
 //
+//   memory model     with an atomics program (pushbutton_atomics.c): the fork
+//                    server's iterations/s and CPU per iteration under
+//                    --memory-model sc and rc11, runs of the two alternated, for
+//                    the program's acquire/release orders and for all seq_cst.
+//
 //   pushbutton_bench <program> [fork-server-runs] [floor-program]
+//   pushbutton_bench --memory-model <atomics-program> [runs]
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -78,10 +84,11 @@ double cpu_seconds_of_children() {
 // other processes stretch the wall time, much less the CPU time the run
 // itself takes). Zeros when the run failed.
 fork_server_figures fork_server_run(const std::string& program, const std::string& backend,
-                                    const std::string& arguments) {
+                                    const std::string& arguments, const std::string& memory_model = "sc") {
   constexpr int iterations = 2000;
   // LD_BIND_NOW=1 as `heddle run` sets it (tools/heddle/pushbutton.cpp).
-  const std::string command = "env LD_BIND_NOW=1 HEDDLE_RUN=1 HEDDLE_BACKEND=" + backend +
+  const std::string command = "env LD_BIND_NOW=1 HEDDLE_RUN=1 HEDDLE_MEMORY_MODEL=" + memory_model +
+                              " HEDDLE_BACKEND=" + backend +
                               " HEDDLE_ITERATIONS=" + std::to_string(iterations) +
                               " HEDDLE_STRATEGY=random HEDDLE_OUT= HEDDLE_RUN_FORMAT=json '" + program + "' " +
                               arguments + " 2>/dev/null";
@@ -115,6 +122,21 @@ std::pair<fork_server_figures, fork_server_figures> measure_fork_server(const st
   return {{median(rates[0]), median(cpu[0])}, {median(rates[1]), median(cpu[1])}};
 }
 
+// The same program under sc and under rc11, runs alternated: medians.
+std::pair<fork_server_figures, fork_server_figures> measure_memory_models(const std::string& program, int runs,
+                                                                          const std::string& arguments) {
+  std::vector<double> rates[2], cpu[2];
+  const char* const models[2] = {"sc", "rc11"};
+  for (int run = 0; run < runs; ++run) {
+    for (int m = 0; m < 2; ++m) {
+      const fork_server_figures f = fork_server_run(program, "threads", arguments, models[m]);
+      rates[m].push_back(f.iterations_per_second);
+      cpu[m].push_back(f.cpu_us_per_iteration);
+    }
+  }
+  return {{median(rates[0]), median(cpu[0])}, {median(rates[1]), median(cpu[1])}};
+}
+
 // The floor program's bare fork loop (pushbutton_floor.c): median over `runs`
 // runs of 2,000 forks of the CPU time of one.
 double fork_floor_us(const std::string& floor_program, int runs) {
@@ -133,8 +155,24 @@ double fork_floor_us(const std::string& floor_program, int runs) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: pushbutton_bench <program> [fork-server-runs]\n");
+    std::fprintf(stderr, "usage: pushbutton_bench <program> [fork-server-runs] [floor-program]\n       pushbutton_bench --memory-model <atomics-program> [runs]\n");
     return 2;
+  }
+  if (std::string(argv[1]) == "--memory-model") {
+    if (argc < 3) {
+      std::fprintf(stderr, "usage: pushbutton_bench --memory-model <atomics-program> [runs]\n");
+      return 2;
+    }
+    const int model_runs = argc > 3 ? std::atoi(argv[3]) : 5;
+    for (const char* orders : {"", "seq_cst"}) {
+      const auto [sc, rc11] = measure_memory_models(argv[2], model_runs, orders);
+      std::printf("memory model, SPSC ring of C11 atomics (%s), 2000 iterations: sc %.0f iterations/s, %.0f us of CPU "
+                  "per iteration; rc11 %.0f iterations/s, %.0f us (CPU ratio rc11/sc %.2f)\n",
+                  *orders == '\0' ? "acquire/release" : "all seq_cst", sc.iterations_per_second,
+                  sc.cpu_us_per_iteration, rc11.iterations_per_second, rc11.cpu_us_per_iteration,
+                  sc.cpu_us_per_iteration > 0 ? rc11.cpu_us_per_iteration / sc.cpu_us_per_iteration : 0.0);
+    }
+    return 0;
   }
   const double pinned = decisions_per_second(true);
   const double unpinned = decisions_per_second(false);

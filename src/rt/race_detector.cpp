@@ -60,6 +60,7 @@ void race_detector::begin_iteration_if_new() {
   if (epoch_ == detail::control.epoch) return;
   epoch_ = detail::control.epoch;
   if (++generation_ == 0) generation_ = 1;  // 0 is what a reset writes
+  evictions_ = 0;  // which cell a full granule gives up depends on this iteration alone, so replays report the same race
   for (vector_clock& c : clocks_) c.clear();
   for (sync_clocks& s : sync_) {
     s.exclusive.clear();

@@ -17,10 +17,12 @@
 //
 // Mixed-size accesses are not modelled: a location touched with two sizes, or
 // overlapping another location, runs sequentially consistent for the rest of
-// its life, with the race detector's edges by memory order (atomic_edges) and,
-// for the model's views, a seq_cst fence at each access, which synchronizes
-// more than the accesses would and so never lets a load read a store it could
-// not read; such accesses count as weak orders run as seq_cst in the verdict.
+// its life (its loads read memory). Such an access synchronizes at least as
+// much as it would: a load joins what the newest modelled store of every
+// overlapping location carried (the stores made before the mix was seen), and
+// every access is a seq_cst fence for the model's views and releases to and
+// acquires from every overlapping location in the race detector by its order.
+// Such accesses count as weak orders run as seq_cst in the verdict.
 //
 // The race detector (race_detector.hpp, read_store/made_store) keeps one
 // message per store, keyed by the store's index in the model: an acquire load
@@ -33,6 +35,8 @@
 #include <cstring>
 #include <iterator>
 #include <map>
+#include <utility>
+#include <vector>
 
 #include "engine/engine.hpp"
 #include "engine/weak_memory.hpp"
@@ -117,6 +121,50 @@ void remember_newest(const weak_access& a) {
   if (it != state().locations.end()) read_memory(a.address, a.size, it->second.newest);
 }
 
+// The locations [address, address + size) overlaps, itself included.
+std::vector<std::pair<std::uintptr_t, std::uint32_t>> overlapping(std::uintptr_t address, std::uint32_t size) {
+  weak_state& s = state();
+  std::vector<std::pair<std::uintptr_t, std::uint32_t>> found;
+  auto it = s.locations.lower_bound(address);
+  if (it != s.locations.begin()) {
+    auto previous = std::prev(it);
+    if (previous->first + previous->second.size > address) found.emplace_back(previous->first, previous->second.size);
+  }
+  for (; it != s.locations.end() && it->first < address + size; ++it) found.emplace_back(it->first, it->second.size);
+  return found;
+}
+
+// An access to a location the model leaves sequentially consistent (mixed
+// sizes), already done on memory; see the file's comment.
+void unmodelled(const weak_access& a, point_kind kind, tsan_order order, std::uintptr_t pc) {
+  note_order(order);
+  detail::weak_memory& m = model();
+  race_detector& detector = the_race_detector();
+  const bool detect = detecting();
+  const auto others = overlapping(a.address, a.size);
+  if (kind != point_kind::write) {
+    for (const auto& [address, size] : others) {
+      const object_id x = atomic_resource(address).id();
+      unsigned char ignored[16];
+      read_memory(address, size, ignored);
+      m.load(x, to_std(order), ignored, size, true, std::source_location{});
+      if (!detect) continue;
+      detector.read_store(x, m.last_read(), acquires(order));
+      if (acquires(order)) detector.acquire(x, false);
+      else detector.acquire_at_next_fence(x);
+    }
+  }
+  m.fence(std::memory_order_seq_cst);
+  if (!detect) return;
+  check_atomic_access(a.address, a.size, kind != point_kind::read, pc);
+  if (kind == point_kind::read) return;
+  for (const auto& [address, size] : others) {
+    const object_id x = atomic_resource(address).id();
+    if (releases(order)) detector.release(x, false);
+    else detector.release_from_last_fence(x);
+  }
+}
+
 }  // namespace
 
 weak_access weak_begin(point_kind kind, std::uintptr_t address, std::uint32_t size, std::uintptr_t pc) {
@@ -151,8 +199,7 @@ weak_access weak_begin(point_kind kind, std::uintptr_t address, std::uint32_t si
 void weak_load(const weak_access& a, tsan_order order, void* value, std::uintptr_t pc) {
   read_memory(a.address, a.size, value);
   if (!a.modelled) {
-    model().fence(std::memory_order_seq_cst);
-    atomic_edges(point_kind::read, a.address, a.size, order, pc);
+    unmodelled(a, point_kind::read, order, pc);
     return;
   }
   detail::weak_memory& m = model();
@@ -165,9 +212,8 @@ void weak_load(const weak_access& a, tsan_order order, void* value, std::uintptr
 
 void weak_store(const weak_access& a, tsan_order order, const void* value, std::uintptr_t pc) {
   if (!a.modelled) {
-    model().fence(std::memory_order_seq_cst);
     write_memory(a.address, a.size, value);
-    atomic_edges(point_kind::write, a.address, a.size, order, pc);
+    unmodelled(a, point_kind::write, order, pc);
     return;
   }
   unsigned char current[16];
@@ -184,8 +230,7 @@ void weak_store(const weak_access& a, tsan_order order, const void* value, std::
 
 void weak_rmw(const weak_access& a, tsan_order order, const void* before, bool wrote, std::uintptr_t pc) {
   if (!a.modelled) {
-    model().fence(std::memory_order_seq_cst);
-    atomic_edges(wrote ? point_kind::rmw : point_kind::read, a.address, a.size, order, pc);
+    unmodelled(a, wrote ? point_kind::rmw : point_kind::read, order, pc);
     return;
   }
   unsigned char after[16];

@@ -17,6 +17,8 @@ std::atomic<bool> ready{false};
 }  // namespace
 
 int main() {
+  data = 0;  // fresh, also when main runs more than once in a process (tests/tsan)
+  ready = false;
   std::thread producer([] {
     data.store(42, std::memory_order_relaxed);
     ready.store(true, std::memory_order_relaxed);  // the bug: must be memory_order_release

@@ -20,6 +20,8 @@ std::atomic<int> stage{0};
 }  // namespace
 
 int main() {
+  payload = 0;  // fresh, also when main runs more than once in a process (tests/tsan)
+  stage = 0;
   std::thread publisher([] {
     payload = 42;
     stage.store(1, std::memory_order_release);

@@ -9,15 +9,18 @@ set -u
 heddle=$1 iterations=$2 workdir=$3
 shift 3
 cd "$workdir" || exit 1
-summary=$("$heddle" run --format json --iterations "$iterations" --out "$workdir/heddle-out" "$@" 2>stderr.txt)
+# Programs share the work directory and CTest runs them in parallel: a file of its own.
+errors=$(mktemp "$workdir/stderr.XXXXXX") || exit 1
+trap 'rm -f "$errors"' EXIT
+summary=$("$heddle" run --format json --iterations "$iterations" --out "$workdir/heddle-out" "$@" 2>"$errors")
 status=$?
 echo "$summary"
 if [ "$status" -ne 0 ]; then
   echo "check_run: heddle run exited with status $status; its stderr:" >&2
-  cat stderr.txt >&2
+  cat "$errors" >&2
   exit 1
 fi
 case "$summary" in
   *"\"status\":\"passed\""*"\"iterations\":$iterations,"* | *"\"iterations\":$iterations,"*"\"status\":\"passed\""*) ;;
-  *) echo "check_run: expected $iterations iterations that all passed" >&2; cat stderr.txt >&2; exit 1 ;;
+  *) echo "check_run: expected $iterations iterations that all passed" >&2; cat "$errors" >&2; exit 1 ;;
 esac

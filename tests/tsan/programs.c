@@ -117,6 +117,23 @@ int consume_fenced(int fenced) {
   return fenced_payload;  // line: consume_fenced
 }
 
+/* An 8-byte flag published whole and read as its 4-byte low half: a
+ * mixed-size atomic, which --memory-model rc11 does not model (it stays
+ * sequentially consistent), with a plain payload it publishes. */
+unsigned long long wide_flag;
+int wide_payload;
+
+void publish_wide(int value) {
+  wide_payload = value;
+  __atomic_store_n(&wide_flag, 1ULL, __ATOMIC_RELEASE);
+}
+
+int consume_narrow(void) {
+  while (!__atomic_load_n((unsigned*)&wide_flag, __ATOMIC_ACQUIRE)) {
+  }
+  return wide_payload;  // line: consume_narrow
+}
+
 /* An atomic int also written plainly: undefined behaviour, a data race unless
  * ordered; atomic accesses alone never race. */
 _Atomic int mixed;

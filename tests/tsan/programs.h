@@ -36,6 +36,11 @@ extern TSAN_ATOMIC(int) fenced_ready;
 void publish_fenced(int value, int fenced);
 int consume_fenced(int fenced);
 
+extern unsigned long long wide_flag;
+extern int wide_payload;
+void publish_wide(int value);
+int consume_narrow(void);
+
 extern TSAN_ATOMIC(int) mixed;
 void mixed_atomic_store(int value);
 int mixed_atomic_load(void);

@@ -1,6 +1,6 @@
 // The memory-access programs of tests/pushbutton (lost update on a plain int,
 // atomicity violation, Chase-Lev deque with a wrong memory order, a race that
-// fails no assertion), run in process: each program, compiled with
+// fails no assertion, two weak-memory bugs under rc11), run in process: each program, compiled with
 // -fsanitize=thread and its main renamed pushbutton_<name>, is the body of an
 // iteration. The buggy one must show the bug its "// expect:" line names within
 // 10,000 iterations, under its "// heddle:" flags; the fixed twin must pass
@@ -29,6 +29,10 @@ int pushbutton_atomicity_violation();
 int pushbutton_atomicity_violation_fixed();
 int pushbutton_chase_lev();
 int pushbutton_chase_lev_fixed();
+int pushbutton_wm_message_passing();
+int pushbutton_wm_message_passing_fixed();
+int pushbutton_wm_release_sequence();
+int pushbutton_wm_release_sequence_fixed();
 
 namespace {
 
@@ -63,6 +67,7 @@ expectation read_expectation(const std::string& file) {
       if (flags.find("--detect-races=false") != std::string::npos) e.options.detect_races = false;
       if (flags.find("--memory=all") != std::string::npos) e.options.memory = heddle::memory_policy::all;
       if (flags.find("--memory=none") != std::string::npos) e.options.memory = heddle::memory_policy::none;
+      if (flags.find("--memory-model rc11") != std::string::npos) e.options.memory_model = heddle::memory_model::rc11;
     }
   }
   return e;
@@ -126,6 +131,17 @@ TEST(tsan_pushbutton, barrier_reused_too_early) {
 
 TEST(tsan_pushbutton, semaphore_buffer_with_two_free_slots) {
   check({"semaphore_buffer.c", pushbutton_semaphore_buffer, pushbutton_semaphore_buffer_fixed});
+}
+
+// The weak-memory programs, as heddle test --memory-model rc11 runs an
+// instrumented test binary: std::atomic through the ThreadSanitizer ABI reads
+// stale values, and the race detector orders through the store a load read.
+TEST(tsan_pushbutton, message_passing_with_a_relaxed_flag_under_rc11) {
+  check({"wm_message_passing.cpp", pushbutton_wm_message_passing, pushbutton_wm_message_passing_fixed});
+}
+
+TEST(tsan_pushbutton, release_sequence_broken_by_a_relaxed_store_is_a_race_under_rc11) {
+  check({"wm_release_sequence.cpp", pushbutton_wm_release_sequence, pushbutton_wm_release_sequence_fixed});
 }
 
 // barrier_reuse.c and semaphore_buffer.c expect their assertion, so they run

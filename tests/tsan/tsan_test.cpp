@@ -248,8 +248,9 @@ namespace {
 // 300 random iterations of a producer publishing 42 through a flag and a
 // consumer that waits for the flag and must read 42, in `mode` (the
 // program's own: relaxed, release/acquire, fences...).
-heddle::result publication(void (*publish_in)(int value, int mode), int (*consume_in)(int mode), int mode) {
-  return heddle::explore(quiet({.iterations = 300, .strategy = "random"}), [=] {
+heddle::result publication(void (*publish_in)(int value, int mode), int (*consume_in)(int mode), int mode,
+                           heddle::memory_model model = heddle::memory_model::sc) {
+  return heddle::explore(quiet({.iterations = 300, .strategy = "random", .memory_model = model}), [=] {
     payload = fenced_payload = 0;
     ready = fenced_ready = 0;
     heddle::thread producer([=] { publish_in(42, mode); });
@@ -285,6 +286,48 @@ TEST(tsan_races, fences_order_relaxed_publication_and_no_fences_race) {
   EXPECT_EQ(acquire_release.stats.iterations, 300u);
   const auto seq_cst = run(2);
   EXPECT_FALSE(seq_cst.bug) << seq_cst.report;
+}
+
+// Under rc11 the detector's happens-before is the memory model's: an acquire
+// load synchronizes with the store it read (tests/pushbutton/wm_* check the
+// rest). The same publications as above: relaxed races, release/acquire and
+// fences order.
+TEST(tsan_races, rc11_publication_orders_through_the_store_read) {
+  constexpr auto rc11 = heddle::memory_model::rc11;
+  const auto relaxed = publication(publish, consume, 0, rc11);
+  ASSERT_TRUE(relaxed.bug);
+  EXPECT_EQ(relaxed.bug->kind, heddle::bug_kind::data_race);
+  EXPECT_NE(relaxed.bug->message.find(where("consume")), std::string::npos) << relaxed.bug->message;
+  const auto ordered = publication(publish, consume, 1, rc11);
+  EXPECT_FALSE(ordered.bug) << ordered.report;
+  EXPECT_EQ(ordered.stats.weak_order_iterations, 0u);  // explored as weak, not run as seq_cst
+  const auto unfenced = publication(publish_fenced, consume_fenced, 0, rc11);
+  ASSERT_TRUE(unfenced.bug);
+  EXPECT_EQ(unfenced.bug->kind, heddle::bug_kind::data_race);
+  for (int fenced : {1, 2}) {
+    const auto r = publication(publish_fenced, consume_fenced, fenced, rc11);
+    EXPECT_FALSE(r.bug) << "fences " << fenced << ": " << r.report;
+    EXPECT_EQ(r.stats.iterations, 300u);
+  }
+}
+
+// Mixed-size atomics are not modelled under rc11: an 8-byte release store read
+// as its 4-byte half with acquire stays sequentially consistent and still
+// publishes the payload (no stale read, no race), and the verdict says weak
+// orders ran as seq_cst.
+TEST(tsan_races, rc11_mixed_size_atomics_fall_back_to_sequential_consistency) {
+  const auto r = heddle::explore(
+      quiet({.iterations = 300, .strategy = "random", .memory_model = heddle::memory_model::rc11}), [] {
+        wide_flag = 0;
+        wide_payload = 0;
+        heddle::thread producer([] { publish_wide(42); });
+        heddle::thread consumer([] { HEDDLE_ASSERT(consume_narrow() == 42); });
+        producer.join();
+        consumer.join();
+      });
+  EXPECT_FALSE(r.bug) << r.report;
+  EXPECT_EQ(r.stats.iterations, 300u);
+  EXPECT_GT(r.stats.weak_order_iterations, 0u);
 }
 
 // A plain write to an atomic that another operation accesses atomically is a
