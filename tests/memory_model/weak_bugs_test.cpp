@@ -105,6 +105,29 @@ TEST(weak_bugs, message_passing_with_a_relaxed_flag) {
   EXPECT_TRUE(fixed.stats.exhausted);
 }
 
+// The default model is sc: a pass of a test that uses weaker orders says that
+// their reorderings were not explored, and how to explore them. Under rc11 the
+// same test is verified without that caveat.
+TEST(weak_bugs, a_pass_under_sc_says_weak_behaviours_were_not_explored) {
+  auto body = [] { message_passing(std::memory_order_release, std::memory_order_acquire); };
+  auto under_sc = heddle::explore(quiet({.iterations = 100}, heddle::options{}.memory_model), body);
+  ASSERT_TRUE(under_sc) << under_sc.report;
+  EXPECT_EQ(under_sc.stats.weak_order_iterations, under_sc.stats.iterations);
+  const auto caveats = under_sc.stats.caveats();
+  ASSERT_EQ(caveats.size(), 1u);
+  EXPECT_NE(caveats[0].find("weaker than seq_cst"), std::string::npos) << caveats[0];
+  EXPECT_NE(caveats[0].find("--memory-model rc11"), std::string::npos) << caveats[0];
+
+  auto exhaustive = heddle::explore(quiet({.iterations = 1'000'000, .strategy = "dfs"}, sc), body);
+  EXPECT_NE(exhaustive.verdict().find("verified for sequentially consistent interleavings only"), std::string::npos)
+      << exhaustive.verdict();
+
+  auto under_rc11 = heddle::explore(quiet({.iterations = 1'000'000, .strategy = "dfs"}, rc11), body);
+  EXPECT_EQ(under_rc11.stats.weak_order_iterations, 0u);
+  EXPECT_TRUE(under_rc11.stats.caveats().empty());
+  EXPECT_NE(under_rc11.verdict().find("(verified)"), std::string::npos) << under_rc11.verdict();
+}
+
 // Views travel with locks too: a relaxed store before an unlock is visible
 // after the next lock of the same mutex, so this never fails.
 TEST(weak_bugs, a_mutex_orders_relaxed_atomics) {
