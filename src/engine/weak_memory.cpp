@@ -20,10 +20,32 @@ weak_memory& state() { return engine::current()->weak_memory_state(); }
 }  // namespace
 
 void weak_memory::clear() {
-  locations_.clear();
-  ops_.clear();
-  released_.clear();
+  for (location& l : locations_) {
+    for (store_record& r : l.stores) {
+      r.message.clear();
+      spare_views_.push_back(std::move(r.message));
+    }
+    l.live = false;
+    l.stores.clear();
+    l.order.clear();
+    l.position.clear();
+  }
+  for (op_state& o : ops_) {
+    o.current.clear();
+    o.pending_acquire.clear();
+    o.release_fence.clear();
+    o.has_release_fence = false;
+    for (view& v : o.release_store) v.clear();
+  }
+  for (view& v : released_) v.clear();
   sc_.clear();
+}
+
+weak_memory::view weak_memory::fresh_view() {
+  if (spare_views_.empty()) return {};
+  view v = std::move(spare_views_.back());
+  spare_views_.pop_back();
+  return v;
 }
 
 weak_memory::location& weak_memory::at(object_id x, const void* current, std::size_t size) {
@@ -33,6 +55,7 @@ weak_memory::location& weak_memory::at(object_id x, const void* current, std::si
     l.live = true;
     store_record initial;
     std::memcpy(initial.value, current, size);
+    initial.message = fresh_view();
     l.stores.push_back(std::move(initial));
     l.order.push_back(0);
     l.position.push_back(0);
@@ -64,6 +87,7 @@ std::uint32_t weak_memory::insert(object_id x, std::size_t at_position, const vo
   store_record r;
   std::memcpy(r.value, value, size);
   r.by = by;
+  r.message = fresh_view();
   l.stores.push_back(std::move(r));
   l.order.insert(l.order.begin() + static_cast<std::ptrdiff_t>(at_position), store);
   l.position.push_back(0);
@@ -71,17 +95,19 @@ std::uint32_t weak_memory::insert(object_id x, std::size_t at_position, const vo
   return store;
 }
 
-// What an acquirer of `store` learns: the storer's view for a release store,
-// its view at its last release fence otherwise, plus (RC11's release sequence)
-// what its earlier release stores to the same location carried.
-weak_memory::view weak_memory::message_of_store(op_state& o, object_id x, bool release, std::uint32_t store) {
-  view message;
+// What an acquirer of `store` learns, into `message` (empty on entry): the
+// storer's view for a release store, its view at its last release fence
+// otherwise, plus (RC11's release sequence) what its earlier release stores to
+// the same location carried.
+void weak_memory::message_of_store(op_state& o, object_id x, bool release, std::uint32_t store, view& message) {
   if (release) message = o.current;
   else if (o.has_release_fence) message = o.release_fence;
-  if (const auto it = o.release_store.find(x); it != o.release_store.end()) join(message, it->second);
+  if (x < o.release_store.size() && !o.release_store[x].empty()) join(message, o.release_store[x]);
   raise(message, x, store);
-  if (release) o.release_store[x] = message;
-  return message;
+  if (release) {
+    if (x >= o.release_store.size()) o.release_store.resize(x + 1);
+    o.release_store[x] = message;
+  }
 }
 
 void weak_memory::load(object_id x, std::memory_order order, void* value, std::size_t size, bool latest,
@@ -113,19 +139,21 @@ bool weak_memory::store(object_id x, std::memory_order order, const void* curren
   // Where in mo the store may go: after everything this operation has seen of
   // x, never between a read-modify-write and the store it read; seq_cst
   // stores go last, so they stay totally ordered. Choice 0 appends.
-  std::vector<std::size_t> places{l.order.size()};
-  if (order != std::memory_order_seq_cst) {
-    const std::size_t oldest = position(x, seen(o.current, x));
-    for (std::size_t p = l.order.size() - 1; p > oldest; --p)
-      if (!l.stores[l.order[p - 1]].read_by_rmw) places.push_back(p);
-  }
+  // Place k is the k-th such position counted back from the end.
+  const std::size_t oldest = order == std::memory_order_seq_cst ? l.order.size() - 1 : position(x, seen(o.current, x));
+  const auto allowed = [&](std::size_t p) { return !l.stores[l.order[p - 1]].read_by_rmw; };
+  std::size_t places = 1;
+  for (std::size_t p = l.order.size() - 1; p > oldest; --p) places += allowed(p) ? 1 : 0;
   std::uint64_t k = 0;
-  if (places.size() > 1) k = engine_.choose({step_kind::choose_int, places.size(), false, point_kind::write, x}, loc);
-  const bool newest = places[k] == l.order.size();
-  const std::uint32_t store = insert(x, places[k], value, size, me);
+  if (places > 1) k = engine_.choose({step_kind::choose_int, places, false, point_kind::write, x}, loc);
+  std::size_t place = l.order.size();
+  for (std::uint64_t skipped = 0; skipped < k;)
+    if (allowed(--place)) ++skipped;
+  const bool newest = place == l.order.size();
+  const std::uint32_t store = insert(x, place, value, size, me);
   last_written_ = store;
   raise(o.current, x, store);
-  locations_[x].stores[store].message = message_of_store(o, x, is_release(order), store);
+  message_of_store(o, x, is_release(order), store, locations_[x].stores[store].message);
   if (order == std::memory_order_seq_cst) raise(sc_, x, store);
   return newest;
 }
@@ -139,16 +167,15 @@ void weak_memory::rmw(object_id x, std::memory_order order, const void* before, 
   const std::uint32_t read = l.order.back();  // a read-modify-write reads the newest store
   last_read_ = read;
   raise(o.current, x, read);
-  view read_message = l.stores[read].message;
-  join(is_acquire(order) ? o.current : o.pending_acquire, read_message);
+  join(is_acquire(order) ? o.current : o.pending_acquire, l.stores[read].message);
   if (wrote) {
-    locations_[x].stores[read].read_by_rmw = true;
-    const std::uint32_t store = insert(x, locations_[x].order.size(), after, size, me);
+    l.stores[read].read_by_rmw = true;
+    const std::uint32_t store = insert(x, l.order.size(), after, size, me);  // may move l.stores
     last_written_ = store;
     raise(o.current, x, store);
-    view message = message_of_store(o, x, is_release(order), store);
-    join(message, read_message);  // the release sequence continues through it
-    locations_[x].stores[store].message = std::move(message);
+    view& message = l.stores[store].message;
+    message_of_store(o, x, is_release(order), store, message);
+    join(message, l.stores[read].message);  // the release sequence continues through it
     if (sc) raise(sc_, x, store);
   }
 }
@@ -172,19 +199,18 @@ void weak_memory::acquire(object_id object) {
 
 void weak_memory::release(object_id object) {
   if (object >= released_.size()) released_.resize(object + 1);
-  view& v = released_[object];
-  const view current = op(engine_.running()).current;  // op() may grow ops_
-  join(v, current);
+  join(released_[object], op(engine_.running()).current);
 }
 
+// op() may grow ops_: both operations' slots exist before either is referenced.
 void weak_memory::spawned(operation_id child) {
-  const view parent = op(engine_.running()).current;
-  op(child).current = parent;
+  op(std::max(child, engine_.running()));
+  ops_[child].current = ops_[engine_.running()].current;
 }
 
 void weak_memory::joined(operation_id child) {
-  const view finished = op(child).current;
-  join(op(engine_.running()).current, finished);
+  op(std::max(child, engine_.running()));
+  join(ops_[engine_.running()].current, ops_[child].current);
 }
 
 // --- the model API's entry points (heddle/model.hpp, heddle/atomic.hpp) ---

@@ -18,7 +18,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <source_location>
-#include <unordered_map>
 #include <vector>
 
 #include "heddle/model.hpp"
@@ -78,7 +77,9 @@ class weak_memory {
     view pending_acquire;  // message views of stores read by non-acquire loads
     view release_fence;    // the view at the last release fence
     bool has_release_fence = false;
-    std::unordered_map<object_id, view> release_store;  // RC11 release sequence: po-later stores
+    // RC11 release sequence: index = object id, the message view of this
+    // operation's last release store there (empty: none), for its po-later stores.
+    std::vector<view> release_store;
   };
 
   location& at(object_id x, const void* current, std::size_t size);
@@ -88,7 +89,8 @@ class weak_memory {
   void raise(view& v, object_id x, std::uint32_t store) const;
   std::uint32_t seen(const view& v, object_id x) const { return x < v.size() ? v[x] : 0; }
   std::uint32_t insert(object_id x, std::size_t at_position, const void* value, std::size_t size, operation_id by);
-  view message_of_store(op_state& o, object_id x, bool release, std::uint32_t store);
+  void message_of_store(op_state& o, object_id x, bool release, std::uint32_t store, view& message);
+  view fresh_view();
 
   engine& engine_;
   std::vector<location> locations_;  // index = object id
@@ -97,6 +99,10 @@ class weak_memory {
   view sc_;                          // seq_cst operations and fences meet here
   std::uint32_t last_read_ = 0;
   std::uint32_t last_written_ = 0;
+  // Iterations reuse every vector above (clear() keeps their capacity) and the
+  // message views of the last iteration's stores, so that a warm iteration
+  // allocates nothing: rc11 then costs seq_cst-only tests little.
+  std::vector<view> spare_views_;
 };
 
 }  // namespace heddle::detail
