@@ -1,0 +1,185 @@
+// What --memory-model rc11 costs against sc (docs/performance.md, issue 16).
+//
+//   model/<workload>/<sc|rc11>   decisions/s and iterations/s of one workload
+//                                under each model, `random`, one core:
+//     yields              2 operations x 10,000 yields (no atomics: rc11 adds
+//                         nothing but the flag test)
+//     mutex_increments    2 threads x 10 increments under heddle::mutex (rc11
+//                         carries views along each unlock -> lock edge)
+//     seq_cst_atomics     2 threads x 10 seq_cst fetch_add, then a seq_cst load:
+//                         a test that uses only seq_cst atomics
+//     relaxed_atomics     message passing, 2 threads x 10 relaxed stores and
+//                         loads: rc11 offers each load every store it may read
+//   litmus/<test>                one dfs verification of a litmus test under
+//                                rc11 (tests/memory_model/): wall time per full
+//                                exploration, and the executions it took.
+// Rates are explore()'s own counts over the CPU time of the thread running it
+// (see engine_bench.cpp); a run that finds a bug is an error, not a figure.
+#include <optional>
+
+#include <benchmark/benchmark.h>
+
+#include "heddle/atomic.hpp"
+#include "pinning.hpp"
+#include "workloads.hpp"
+
+namespace heddle::bench {
+namespace {
+
+constexpr auto rlx = std::memory_order_relaxed;
+constexpr auto acq = std::memory_order_acquire;
+constexpr auto rel = std::memory_order_release;
+constexpr auto seq = std::memory_order_seq_cst;
+
+void yields() { yield_ping_pong(10'000); }
+void increments() { mutex_increments(10); }
+void seq_cst_atomics() {
+  heddle::atomic<int> counter{0};
+  auto worker = [&] {
+    for (int i = 0; i < 10; ++i) counter.fetch_add(1, seq);
+  };
+  heddle::thread a{worker};
+  heddle::thread b{worker};
+  a.join();
+  b.join();
+  HEDDLE_ASSERT(counter.load(seq) == 20);
+}
+void relaxed_atomics() {
+  heddle::atomic<int> data{0}, flag{0};
+  heddle::thread producer{[&] {
+    for (int i = 1; i <= 10; ++i) {
+      data.store(i, rlx);
+      flag.store(i, rlx);
+    }
+  }};
+  heddle::thread consumer{[&] {
+    int sum = 0;
+    for (int i = 0; i < 10; ++i) sum += flag.load(rlx) + data.load(rlx);
+    HEDDLE_ASSERT(sum >= 0);
+  }};
+  producer.join();
+  consumer.join();
+}
+
+void run(benchmark::State& state, void (*body)(), memory_model model, std::uint64_t max_steps) {
+  std::optional<pinned_to_cpu> pin_guard;
+  if (!pin_guard.emplace().ok()) {
+    state.SkipWithError("sched_setaffinity failed: cannot pin to one CPU");
+    return;
+  }
+  std::uint64_t steps = 0;
+  std::uint64_t iterations = 0;
+  for (auto _ : state) {
+    options o = quiet(static_cast<std::uint64_t>(state.range(0)), "random", max_steps);
+    o.memory_model = model;
+    const result r = explore(o, body);
+    if (!r) {
+      state.SkipWithError(r.bug ? r.bug->message.c_str() : "the run diverged");
+      break;
+    }
+    steps += r.stats.steps_total;
+    iterations += r.stats.iterations;
+  }
+  state.counters["decisions/s"] = benchmark::Counter(static_cast<double>(steps), benchmark::Counter::kIsRate);
+  state.counters["iterations/s"] = benchmark::Counter(static_cast<double>(iterations), benchmark::Counter::kIsRate);
+  state.counters["decisions/iteration"] =
+      iterations > 0 ? static_cast<double>(steps) / static_cast<double>(iterations) : 0.0;
+}
+
+template <void (*body)(), memory_model model>
+void workload(benchmark::State& s) {
+  run(s, body, model, body == yields ? 21'000 : options{}.max_steps);
+}
+
+#define HEDDLE_MODEL_BENCH(name, body, iterations)                                                        \
+  BENCHMARK(workload<body, memory_model::sc>)->Name("model/" name "/sc")->Arg(iterations)->Unit(benchmark::kMillisecond); \
+  BENCHMARK(workload<body, memory_model::rc11>)->Name("model/" name "/rc11")->Arg(iterations)->Unit(benchmark::kMillisecond)
+
+HEDDLE_MODEL_BENCH("yields", yields, 10);
+HEDDLE_MODEL_BENCH("mutex_increments", increments, 10'000);
+HEDDLE_MODEL_BENCH("seq_cst_atomics", seq_cst_atomics, 10'000);
+HEDDLE_MODEL_BENCH("relaxed_atomics", relaxed_atomics, 10'000);
+
+// --- litmus verification under dfs ---
+
+void sb() {
+  heddle::atomic<int> x{0}, y{0};
+  int r1 = 0, r2 = 0;
+  heddle::thread a{[&] {
+    x.store(1, rlx);
+    r1 = y.load(rlx);
+  }};
+  heddle::thread b{[&] {
+    y.store(1, rlx);
+    r2 = x.load(rlx);
+  }};
+  a.join();
+  b.join();
+  benchmark::DoNotOptimize(r1 + r2);
+}
+void mp() {
+  heddle::atomic<int> d{0}, f{0};
+  heddle::thread a{[&] {
+    d.store(1, rlx);
+    f.store(1, rel);
+  }};
+  heddle::thread b{[&] {
+    if (f.load(acq) == 1) HEDDLE_ASSERT(d.load(rlx) == 1);
+  }};
+  a.join();
+  b.join();
+}
+void wrc() {
+  heddle::atomic<int> x{0}, y{0};
+  heddle::thread a{[&] { x.store(1, rel); }};
+  heddle::thread b{[&] {
+    if (x.load(acq) == 1) y.store(1, rel);
+  }};
+  heddle::thread c{[&] {
+    if (y.load(acq) == 1) HEDDLE_ASSERT(x.load(rlx) == 1);
+  }};
+  a.join();
+  b.join();
+  c.join();
+}
+void isa2() {
+  heddle::atomic<int> x{0}, y{0}, z{0};
+  heddle::thread a{[&] {
+    x.store(1, rlx);
+    y.store(1, rel);
+  }};
+  heddle::thread b{[&] {
+    if (y.load(acq) == 1) z.store(1, rel);
+  }};
+  heddle::thread c{[&] {
+    if (z.load(acq) == 1) HEDDLE_ASSERT(x.load(rlx) == 1);
+  }};
+  a.join();
+  b.join();
+  c.join();
+}
+
+template <void (*body)()>
+void litmus(benchmark::State& state) {
+  std::uint64_t executions = 0;
+  for (auto _ : state) {
+    options o = quiet(10'000'000, "dfs");
+    o.memory_model = memory_model::rc11;
+    const result r = explore(o, body);
+    if (!r || !r.stats.exhausted) {
+      state.SkipWithError(r.bug ? r.bug->message.c_str() : "dfs did not finish");
+      break;
+    }
+    executions = r.stats.iterations;
+  }
+  state.counters["executions"] = static_cast<double>(executions);
+}
+BENCHMARK(litmus<sb>)->Name("litmus/sb_relaxed")->Unit(benchmark::kMillisecond);
+BENCHMARK(litmus<mp>)->Name("litmus/mp_release_acquire")->Unit(benchmark::kMillisecond);
+BENCHMARK(litmus<wrc>)->Name("litmus/wrc_release_acquire")->Unit(benchmark::kMillisecond);
+BENCHMARK(litmus<isa2>)->Name("litmus/isa2_release_acquire")->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace heddle::bench
+
+BENCHMARK_MAIN();
