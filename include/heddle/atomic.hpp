@@ -94,6 +94,60 @@ void wm_rmw(object_id x, std::memory_order order, const void* before, const void
             bool wrote);
 void wm_fence(std::memory_order order);
 
+// The value the running operation's load, read-modify-write or
+// compare-exchange saw, noted on its current step for the report, as
+// Lincheck's traces show it (model_api.cpp). One out-of-line call that stores
+// the bits into the step the engine already recorded; nothing is formatted
+// until a report is read.
+void note_value_seen(std::uint64_t bits, value_kind kind) noexcept;
+void note_compare_exchange(std::uint64_t seen, std::uint64_t expected, value_kind kind, bool succeeded) noexcept;
+
+template <class T>
+constexpr value_kind value_kind_of() noexcept {
+  if constexpr (std::is_same_v<T, bool>) return value_kind::boolean;
+  else if constexpr (std::is_enum_v<T>) return value_kind_of<std::underlying_type_t<T>>();
+  else if constexpr (std::is_integral_v<T>) return std::is_signed_v<T> ? value_kind::signed_integer : value_kind::unsigned_integer;
+  else if constexpr (std::is_pointer_v<T>) return value_kind::pointer;
+  else if constexpr (std::is_floating_point_v<T>) return sizeof(T) <= 8 ? value_kind::floating : value_kind::none;
+  else if constexpr (sizeof(T) <= 8) return value_kind::bits;
+  else return value_kind::none;
+}
+template <class T>
+std::uint64_t value_bits(const T& v) noexcept {
+  if constexpr (std::is_same_v<T, bool>) return v ? 1 : 0;
+  else if constexpr (std::is_enum_v<T>) return value_bits(static_cast<std::underlying_type_t<T>>(v));
+  else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) return static_cast<std::uint64_t>(static_cast<std::int64_t>(v));
+  else if constexpr (std::is_integral_v<T>) return static_cast<std::uint64_t>(v);
+  else if constexpr (std::is_pointer_v<T>) return reinterpret_cast<std::uintptr_t>(v);
+  else if constexpr (std::is_floating_point_v<T> && sizeof(T) <= 8) {
+    const double d = static_cast<double>(v);
+    std::uint64_t b = 0;
+    std::memcpy(&b, &d, sizeof b);
+    return b;
+  } else if constexpr (sizeof(T) <= 8) {
+    std::uint64_t b = 0;
+    std::memcpy(&b, static_cast<const void*>(&v), sizeof(T));
+    return b;
+  } else {
+    return 0;
+  }
+}
+// Returns `v` after noting it as seen, under control.
+template <class T>
+HEDDLE_MODEL_INLINE inline T noted(T v) noexcept {
+  if constexpr (value_kind_of<T>() != value_kind::none)
+    if (control.running != 0) note_value_seen(value_bits(v), value_kind_of<T>());
+  return v;
+}
+// A compare-exchange that expected `wanted` saw `seen` (what `expected` holds
+// after it, whether it succeeded or failed) and returned `ok`.
+template <class T>
+HEDDLE_MODEL_INLINE inline bool noted_cas(bool ok, const T& wanted, const T& seen) noexcept {
+  if constexpr (value_kind_of<T>() != value_kind::none)
+    if (control.running != 0) note_compare_exchange(value_bits(seen), value_bits(wanted), value_kind_of<T>(), ok);
+  return ok;
+}
+
 // True when this iteration runs under rc11 and values of T are modelled.
 template <class T>
 HEDDLE_MODEL_INLINE inline bool weak(const T*) noexcept {
@@ -133,8 +187,8 @@ class atomic {
 
   T load(std::memory_order order = seq, loc_t loc = loc_t::current()) const {
     detail::atomic_point(point_kind::read, resource_, loc, order);
-    if (detail::weak(&value_)) [[unlikely]] return weak_load(order, loc, false);
-    return value_.load(order);
+    if (detail::weak(&value_)) [[unlikely]] return detail::noted(weak_load(order, loc, false));
+    return detail::noted(value_.load(order));
   }
   void store(T desired, std::memory_order order = seq, loc_t loc = loc_t::current()) {
     detail::atomic_point(point_kind::write, resource_, loc, order);
@@ -152,33 +206,45 @@ class atomic {
   }
   T exchange(T desired, std::memory_order order = seq, loc_t loc = loc_t::current()) {
     detail::atomic_point(point_kind::rmw, resource_, loc, order);
-    return weak_rmw(order, value_.exchange(desired, order));
+    return detail::noted(weak_rmw(order, value_.exchange(desired, order)));
   }
 
   bool compare_exchange_strong(T& expected, T desired, std::memory_order order = seq, loc_t loc = loc_t::current()) {
     detail::atomic_point(point_kind::rmw, resource_, loc, order);
-    return weak_cas(value_.compare_exchange_strong(expected, desired, order), expected, order, failure_order(order));
+    const T wanted = expected;
+    return detail::noted_cas(
+        weak_cas(value_.compare_exchange_strong(expected, desired, order), expected, order, failure_order(order)),
+        wanted, expected);
   }
   bool compare_exchange_strong(T& expected, T desired, std::memory_order success, std::memory_order failure,
                                loc_t loc = loc_t::current()) {
     detail::atomic_point(point_kind::rmw, resource_, loc, success);
     if (failure != seq) detail::note_weak_order();
-    return weak_cas(value_.compare_exchange_strong(expected, desired, success, failure), expected, success, failure);
+    const T wanted = expected;
+    return detail::noted_cas(
+        weak_cas(value_.compare_exchange_strong(expected, desired, success, failure), expected, success, failure),
+        wanted, expected);
   }
   bool compare_exchange_weak(T& expected, T desired, std::memory_order order = seq, loc_t loc = loc_t::current()) {
     if (!in_control()) return value_.compare_exchange_weak(expected, desired, order);
     detail::atomic_point(point_kind::rmw, resource_, loc, order);
-    if (spurious_failure(expected, loc, failure_order(order))) return false;
+    const T wanted = expected;
+    if (spurious_failure(expected, loc, failure_order(order))) return detail::noted_cas(false, wanted, expected);
     // no unrecorded hardware failure
-    return weak_cas(value_.compare_exchange_strong(expected, desired, order), expected, order, failure_order(order));
+    return detail::noted_cas(
+        weak_cas(value_.compare_exchange_strong(expected, desired, order), expected, order, failure_order(order)),
+        wanted, expected);
   }
   bool compare_exchange_weak(T& expected, T desired, std::memory_order success, std::memory_order failure,
                              loc_t loc = loc_t::current()) {
     if (!in_control()) return value_.compare_exchange_weak(expected, desired, success, failure);
     detail::atomic_point(point_kind::rmw, resource_, loc, success);
     if (failure != seq) detail::note_weak_order();
-    if (spurious_failure(expected, loc, failure)) return false;
-    return weak_cas(value_.compare_exchange_strong(expected, desired, success, failure), expected, success, failure);
+    const T wanted = expected;
+    if (spurious_failure(expected, loc, failure)) return detail::noted_cas(false, wanted, expected);
+    return detail::noted_cas(
+        weak_cas(value_.compare_exchange_strong(expected, desired, success, failure), expected, success, failure),
+        wanted, expected);
   }
 
   // --- integral, floating-point and pointer arithmetic ---
@@ -186,31 +252,31 @@ class atomic {
     requires(detail::atomic_arithmetic<T> || std::is_pointer_v<T>)
   {
     detail::atomic_point(point_kind::rmw, resource_, loc, order);
-    return weak_rmw(order, value_.fetch_add(arg, order));
+    return detail::noted(weak_rmw(order, value_.fetch_add(arg, order)));
   }
   T fetch_sub(difference_type arg, std::memory_order order = seq, loc_t loc = loc_t::current())
     requires(detail::atomic_arithmetic<T> || std::is_pointer_v<T>)
   {
     detail::atomic_point(point_kind::rmw, resource_, loc, order);
-    return weak_rmw(order, value_.fetch_sub(arg, order));
+    return detail::noted(weak_rmw(order, value_.fetch_sub(arg, order)));
   }
   T fetch_and(T arg, std::memory_order order = seq, loc_t loc = loc_t::current())
     requires detail::atomic_integral<T>
   {
     detail::atomic_point(point_kind::rmw, resource_, loc, order);
-    return weak_rmw(order, value_.fetch_and(arg, order));
+    return detail::noted(weak_rmw(order, value_.fetch_and(arg, order)));
   }
   T fetch_or(T arg, std::memory_order order = seq, loc_t loc = loc_t::current())
     requires detail::atomic_integral<T>
   {
     detail::atomic_point(point_kind::rmw, resource_, loc, order);
-    return weak_rmw(order, value_.fetch_or(arg, order));
+    return detail::noted(weak_rmw(order, value_.fetch_or(arg, order)));
   }
   T fetch_xor(T arg, std::memory_order order = seq, loc_t loc = loc_t::current())
     requires detail::atomic_integral<T>
   {
     detail::atomic_point(point_kind::rmw, resource_, loc, order);
-    return weak_rmw(order, value_.fetch_xor(arg, order));
+    return detail::noted(weak_rmw(order, value_.fetch_xor(arg, order)));
   }
 
   T operator++()
@@ -268,7 +334,7 @@ class atomic {
     detail::atomic_point(point_kind::read, resource_, loc, order);
     // Under rc11 each check reads the newest store, so a notify after a store
     // always ends the wait, as the standard's eligibility rule requires.
-    while (detail::same_bits(detail::weak(&value_) ? weak_load(order, loc, true) : value_.load(order), old))
+    while (detail::same_bits(detail::noted(detail::weak(&value_) ? weak_load(order, loc, true) : value_.load(order)), old))
       heddle::wait(resource_, loc);
   }
   void notify_one(loc_t loc = loc_t::current()) {
@@ -350,8 +416,8 @@ class atomic_flag {
 
   bool test(std::memory_order order = seq, loc_t loc = loc_t::current()) const {
     detail::atomic_point(point_kind::read, resource_, loc, order);
-    if (detail::weak(&flag_)) [[unlikely]] return weak_test(order, loc, false);
-    return flag_.test(order);
+    if (detail::weak(&flag_)) [[unlikely]] return detail::noted(weak_test(order, loc, false));
+    return detail::noted(flag_.test(order));
   }
   bool test_and_set(std::memory_order order = seq, loc_t loc = loc_t::current()) {
     detail::atomic_point(point_kind::rmw, resource_, loc, order);
@@ -360,7 +426,7 @@ class atomic_flag {
       const bool after = true;
       detail::wm_rmw(resource_.id(), order, &before, &after, sizeof(bool), true);
     }
-    return before;
+    return detail::noted(before);
   }
   void clear(std::memory_order order = seq, loc_t loc = loc_t::current()) {
     detail::atomic_point(point_kind::write, resource_, loc, order);
@@ -377,7 +443,7 @@ class atomic_flag {
       return;
     }
     detail::atomic_point(point_kind::read, resource_, loc, order);
-    while ((detail::weak(&flag_) ? weak_test(order, loc, true) : flag_.test(order)) == old)
+    while (detail::noted(detail::weak(&flag_) ? weak_test(order, loc, true) : flag_.test(order)) == old)
       heddle::wait(resource_, loc);
   }
   void notify_one(loc_t loc = loc_t::current()) {

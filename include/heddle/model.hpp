@@ -93,6 +93,12 @@ struct object_state {
   std::vector<operation_id> waiters;  // invariant: each waiter has this id in its waiting_on
 };
 
+// How the 64 bits of a value an atomic operation saw read in a report
+// (engine/engine.hpp's step_record, engine/names.hpp's value_text): an
+// integer, a pointer, a floating-point number (as a double's bits), or the raw
+// bytes of another trivially copyable type of at most 8 bytes.
+enum class value_kind : std::uint8_t { none, boolean, signed_integer, unsigned_integer, pointer, floating, bits };
+
 // The controlled iteration as this OS thread sees it, kept current by the
 // engine, so that the questions models ask on every call (am I under control,
 // who runs, is this resource from this iteration) are a load, not a call.

@@ -82,8 +82,9 @@ struct alignas(64) operation {
 // One decision as the engine keeps it: the trace step, plus who ran (for data
 // choices, who chose) and where that operation's pending point was.
 //
-// `woke` says what the step did that only a reader needs: it is written after
-// the decision, on the path that knows it (a notify_one), never formatted.
+// `woke` and the value notes say what the step did that only a reader needs:
+// they are written after the decision, on the path that knows them (a
+// notify_one, an atomic operation), as plain bits, never formatted there.
 struct step_record {
   trace_step step;
   operation_id operation = 0;
@@ -92,6 +93,14 @@ struct step_record {
   operation_id woke = 0;
   std::source_location where;
   std::uintptr_t pc = 0;  // a code address to symbolize when `where` is empty
+  // A load, read-modify-write or compare-exchange of an atomic: the value it
+  // saw, read as `seen_kind` says (value_kind::none: no value noted). A
+  // compare-exchange also notes the value it expected and whether it
+  // succeeded (it saw what it expected).
+  std::uint64_t value_seen = 0;
+  std::uint64_t value_expected = 0;
+  value_kind seen_kind = value_kind::none;
+  enum class exchange : std::uint8_t { none, succeeded, failed } compare_exchange = exchange::none;
   static constexpr operation_id woke_nobody = ~operation_id{0};
 };
 
@@ -155,6 +164,21 @@ class engine {
   // Wakes the waiters of `object` (somebody waits).
   void signal_waiters(object_id object);
   bool signal_one(object_id object);
+  // The value notes of the running operation's current step (step_record).
+  void note_value_seen(std::uint64_t bits, value_kind kind) noexcept {
+    if (step_record* r = current_step()) {
+      r->value_seen = bits;
+      r->seen_kind = kind;
+    }
+  }
+  void note_compare_exchange(std::uint64_t seen, std::uint64_t expected, value_kind kind, bool succeeded) noexcept {
+    if (step_record* r = current_step()) {
+      r->value_seen = seen;
+      r->value_expected = expected;
+      r->seen_kind = kind;
+      r->compare_exchange = succeeded ? step_record::exchange::succeeded : step_record::exchange::failed;
+    }
+  }
 
   operation_id spawn(std::function<void()> body, std::string name, relation rel, operation_id of);
   void join(operation_id op, const std::source_location& where);

@@ -142,6 +142,15 @@ void detail::note_weak_order() noexcept {
   if (e != nullptr && e->running() != 0 && e->config().memory_model == heddle::memory_model::sc) e->note_weak_order();
 }
 
+void detail::note_value_seen(std::uint64_t bits, value_kind kind) noexcept {
+  if (engine* e = engine::current()) e->note_value_seen(bits, kind);
+}
+
+void detail::note_compare_exchange(std::uint64_t seen, std::uint64_t expected, value_kind kind,
+                                   bool succeeded) noexcept {
+  if (engine* e = engine::current()) e->note_compare_exchange(seen, expected, kind, succeeded);
+}
+
 bool spurious_wakeups_enabled() noexcept {
   const engine* e = engine::current();
   return e != nullptr && e->config().spurious_wakeups;

@@ -1,6 +1,7 @@
 // Names of the engine's enumerations, as they appear in reports and traces.
 // Trace files store these names, so they must never change meaning.
 #include <array>
+#include <cstring>
 #include <utility>
 
 #include <fmt/format.h>
@@ -55,6 +56,23 @@ std::optional<memory_policy> parse_memory_policy(std::string_view name) noexcept
 }
 std::optional<memory_model> parse_memory_model(std::string_view name) noexcept {
   return value_named<memory_model>(memory_model_names, name);
+}
+
+std::string detail::value_text(std::uint64_t bits, value_kind kind) {
+  switch (kind) {
+    case value_kind::none: return {};
+    case value_kind::boolean: return bits != 0 ? "true" : "false";
+    case value_kind::signed_integer: return fmt::format("{}", static_cast<std::int64_t>(bits));
+    case value_kind::unsigned_integer: return fmt::format("{}", bits);
+    case value_kind::pointer: return bits == 0 ? "nullptr" : fmt::format("{:#x}", bits);
+    case value_kind::floating: {
+      double d = 0;
+      std::memcpy(&d, &bits, sizeof d);
+      return fmt::format("{}", d);
+    }
+    case value_kind::bits: return fmt::format("{:#x}", bits);
+  }
+  return {};
 }
 
 std::string bug::signature() const {

@@ -9,7 +9,9 @@
 // Each annotation step is [operation, object, file, line, preemption], one per
 // trace step, followed by [woke, seen] when the step has a note: woke is the
 // operation a notify_one woke (0: none waited; null: not a notify), seen the
-// value a read, rmw or compare-exchange saw, as text (null: none).
+// value a read, rmw or compare-exchange saw, as text (null: none). A
+// compare-exchange adds [expected, succeeded]: the value it expected, as
+// text, and whether it saw it.
 // "preemptions" is present when they were measured.
 #include "runner/timeline.hpp"
 
@@ -18,6 +20,8 @@
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include "engine/names.hpp"
 
 namespace heddle::detail {
 namespace {
@@ -62,6 +66,10 @@ json annotations_json(const timeline& t) {
     if (s.woke != 0 || !s.seen.empty()) {
       step.push_back(s.woke == 0 ? json(nullptr) : json(s.woke == step_record::woke_nobody ? 0 : s.woke));
       step.push_back(s.seen.empty() ? json(nullptr) : json(s.seen));
+      if (!s.expected.empty()) {
+        step.push_back(s.expected);
+        step.push_back(s.succeeded);
+      }
     }
     steps.push_back(std::move(step));
   }
@@ -99,10 +107,13 @@ timeline timeline_from_object(std::string label, const json& j) {
   }
   for (std::size_t i = 0; i < steps.size(); ++i) {
     const json& s = steps[i];
-    if (!s.is_array() || (s.size() != 5 && s.size() != 7) || !s[0].is_number_unsigned() || !s[1].is_string() ||
-        !s[2].is_string() || !s[3].is_number_unsigned() || !s[4].is_boolean() ||
-        (s.size() == 7 && ((!s[5].is_null() && !s[5].is_number_unsigned()) || (!s[6].is_null() && !s[6].is_string()))))
-      throw bad(fmt::format("step {} is not [operation, object, file, line, preemption] (then, optionally, woke, seen)", i));
+    if (!s.is_array() || (s.size() != 5 && s.size() != 7 && s.size() != 9) || !s[0].is_number_unsigned() ||
+        !s[1].is_string() || !s[2].is_string() || !s[3].is_number_unsigned() || !s[4].is_boolean() ||
+        (s.size() >= 7 && ((!s[5].is_null() && !s[5].is_number_unsigned()) || (!s[6].is_null() && !s[6].is_string()))) ||
+        (s.size() == 9 && (!s[7].is_string() || !s[8].is_boolean())))
+      throw bad(fmt::format("step {} is not [operation, object, file, line, preemption] (then, optionally, woke, seen, "
+                            "and for a compare-exchange expected, succeeded)",
+                            i));
     timeline_step& step = t.steps[i];
     step.operation = s[0].get<operation_id>();
     if (step.operation > t.operation_names.size())
@@ -111,12 +122,16 @@ timeline timeline_from_object(std::string label, const json& j) {
     step.file = s[2].get<std::string>();
     step.line = s[3].get<std::uint32_t>();
     step.preemption = s[4].get<bool>();
-    if (s.size() == 7) {
+    if (s.size() >= 7) {
       if (s[5].is_number_unsigned()) {
         const operation_id woke = s[5].get<operation_id>();
         step.woke = woke == 0 ? step_record::woke_nobody : woke;
       }
       if (s[6].is_string()) step.seen = s[6].get<std::string>();
+    }
+    if (s.size() == 9) {
+      step.expected = s[7].get<std::string>();
+      step.succeeded = s[8].get<bool>();
     }
   }
   if (const auto p = a->find("preemptions"); p != a->end()) {
@@ -135,10 +150,18 @@ std::string timeline::operation_title(operation_id id) const {
 }
 
 namespace {
+// "saw 5"; a compare-exchange: "saw 5, expected 4 (failed)". Empty when no
+// value was noted.
+std::string seen_text(const timeline_step& s) {
+  if (s.seen.empty()) return {};
+  if (s.expected.empty()) return "saw " + s.seen;
+  return fmt::format("saw {}, expected {} ({})", s.seen, s.expected, s.succeeded ? "succeeded" : "failed");
+}
+
 // What a step's notes add: the value seen, the operation a notify woke.
 std::string notes_text(const timeline& t, const timeline_step& s) {
   std::string text;
-  if (!s.seen.empty()) text += fmt::format(": saw {}", s.seen);
+  if (!s.seen.empty()) text += ": " + seen_text(s);
   if (s.woke == step_record::woke_nobody) text += ": wakes nobody (no waiter)";
   else if (s.woke != 0) text += fmt::format(": wakes {}", t.operation_title(s.woke));
   return text;
@@ -204,7 +227,7 @@ std::string timeline::row_text(const timeline_row& row) const {
   bool woke_known = steps[row.first].woke != 0;
   for (std::size_t i = row.first + 1; i <= row.last; ++i) {
     const timeline_step& s = steps[i];
-    if (!s.seen.empty()) say("saw " + s.seen);
+    say(seen_text(s));
     if (s.woke == step_record::woke_nobody) say("wakes nobody (no waiter)");
     else if (s.woke != 0) say("wakes " + operation_title(s.woke));
     woke_known = woke_known || s.woke != 0;
@@ -261,6 +284,12 @@ timeline make_timeline(std::string label, const trace& t, const recorded_annotat
         s.line = p.line;
       }
       s.woke = o.steps[i].woke;
+      const step_record& r = o.steps[i];
+      s.seen = value_text(r.value_seen, r.seen_kind);
+      if (r.compare_exchange != step_record::exchange::none) {
+        s.expected = value_text(r.value_expected, r.seen_kind);
+        s.succeeded = r.compare_exchange == step_record::exchange::succeeded;
+      }
     }
     s.object = object_text(o, s.step.object);
   }

@@ -40,9 +40,12 @@ struct timeline_step {
   // A notify_one: the operation it woke, step_record::woke_nobody when none
   // waited, 0 when not known.
   operation_id woke = 0;
-  // The value a read, rmw or compare-exchange saw ("5", "0x7f..."), "" when
-  // not known: trace files carry it (annotations), the models do not note it yet.
+  // The value a read, rmw or compare-exchange saw ("5", "0x7f...",
+  // engine/names.hpp's value_text), "" when not noted. A compare-exchange
+  // also has the value it expected and whether it succeeded.
   std::string seen;
+  std::string expected;    // "" unless a compare-exchange
+  bool succeeded = false;  // a compare-exchange that saw what it expected
 };
 
 // One row of an interleaving: a step of an operation, with the data choices

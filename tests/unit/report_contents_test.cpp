@@ -199,6 +199,57 @@ TEST(report_contents, a_data_choice_folds_into_its_operations_row) {
   EXPECT_EQ(table.find("choice"), std::string::npos) << table;
 }
 
+// One operation, so every value is known: each load, read-modify-write and
+// compare-exchange row says what it saw, a compare-exchange also what it
+// expected and whether it succeeded, as Lincheck's traces do.
+void values_seen() {
+  heddle::atomic<int> x{5};  // object #2 (#1 is operation 1)
+  heddle::atomic<bool> flag{true};
+  heddle::atomic<int*> head{nullptr};
+  heddle::atomic<unsigned> count{7};
+  int expected = 4;
+  (void)x.load();                                  // saw 5
+  (void)x.compare_exchange_strong(expected, 9);    // saw 5, expected 4 (failed)
+  (void)x.compare_exchange_strong(expected, 9);    // saw 5, expected 5 (succeeded)
+  (void)x.fetch_add(-10);                          // saw 9
+  (void)flag.exchange(false);                      // saw true
+  (void)head.load();                               // saw nullptr
+  (void)count.fetch_sub(1);                        // saw 7
+  x.store(1);                                      // a write sees nothing
+  HEDDLE_ASSERT(x.load() == 2);                    // saw 1
+}
+
+TEST(report_contents, each_load_and_compare_exchange_row_shows_the_value_it_saw) {
+  const heddle::result r = heddle::explore(quiet({.iterations = 1, .strategy = "random", .minimize = false}), values_seen);
+  ASSERT_TRUE(r.bug);
+  const std::string report = r.report;
+  for (const char* row : {"read atomic #2: saw 5 (report_contents_test.cpp:",
+                          "rmw atomic #2: saw 5, expected 4 (failed) (report_contents_test.cpp:",
+                          "rmw atomic #2: saw 5, expected 5 (succeeded) (report_contents_test.cpp:",
+                          "rmw atomic #2: saw 9 (report_contents_test.cpp:",
+                          "rmw atomic #3: saw true (report_contents_test.cpp:",
+                          "read atomic #4: saw nullptr (report_contents_test.cpp:",
+                          "rmw atomic #5: saw 7 (report_contents_test.cpp:",
+                          "write atomic #2 (report_contents_test.cpp:",
+                          "read atomic #2: saw 1 (report_contents_test.cpp:"})
+    EXPECT_NE(report.find(row), std::string::npos) << row << "\n" << report;
+}
+
+TEST(report_contents, values_seen_survive_the_trace_file) {
+  const timeline t = first_bug_timeline(values_seen, {.iterations = 1, .strategy = "random"});
+  const std::vector<timeline> back = heddle::detail::timelines_from_json(heddle::detail::timeline_json(t));
+  ASSERT_EQ(back.size(), 1u);
+  EXPECT_EQ(heddle::detail::format_interleaving(back.front()), heddle::detail::format_interleaving(t));
+  std::size_t exchanges = 0;
+  for (const heddle::detail::timeline_step& s : back.front().steps)
+    if (!s.expected.empty()) {
+      ++exchanges;
+      EXPECT_EQ(s.seen, "5");
+      EXPECT_EQ(s.succeeded, s.expected == "5");
+    }
+  EXPECT_EQ(exchanges, 2u);
+}
+
 TEST(report_contents, html_lanes_say_what_each_step_did) {
   const std::string html = heddle::detail::html_report({hand_made()});
   EXPECT_NE(html.find("<text class=\"step-label\""), std::string::npos);
