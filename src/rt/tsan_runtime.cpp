@@ -287,6 +287,8 @@ namespace {
     const resource& r = s.variables.at(address / 8 * 8);
     e->point(write ? point_kind::write : point_kind::read, r.id(), std::source_location{}, pc);
   }
+  // A plain store over an atomic (a constructor in reused memory): a new object.
+  if (write && detail::control.weak_memory) [[unlikely]] weak_forget(address, size);
   if (e->unwinding() || !detect) return;
   if (const std::optional<race> r = detector.on_access(address, size, write, pc)) report_race(*e, *r);
 }

@@ -5,11 +5,13 @@
 //
 // A location is an address. Its history starts when an iteration first
 // touches it atomically, with the memory's content then as its initial store,
-// and ends when the memory stops being that object: allocated, freed or
-// unmapped (heap_hooks.cpp), or found changed by something the model does not
-// see (a plain store, as a constructor makes when a stack frame or a pooled
-// block is reused; uninstrumented code). The address then gets a new resource,
-// so a new object id and an empty history. The invariant that makes this
+// and ends when the memory stops being that object: when it is allocated,
+// freed or unmapped (heap_hooks.cpp); when an instrumented plain store writes
+// there (a constructor, in a reused stack frame or pooled block); or when an
+// atomic operation finds the memory changed by something the model did not see
+// (uninstrumented code, or a plain store the race detector's fast path
+// skipped). The address then gets a new resource, so a new object id and an
+// empty history. The invariant that makes this
 // checkable: after every modelled operation the memory holds the newest store
 // in modification order. A load that the model lets read an older store
 // returns that store's value and leaves memory alone; a store placed before
@@ -252,7 +254,9 @@ void weak_fence(tsan_order order) { model().fence(to_std(order)); }
 void weak_forget(std::uintptr_t address, std::uintptr_t size) {
   weak_state& s = state();
   if (s.locations.empty()) return;
-  for (auto it = s.locations.lower_bound(address); it != s.locations.end() && it->first - address < size;) {
+  auto it = s.locations.lower_bound(address);
+  if (it != s.locations.begin() && std::prev(it)->first + std::prev(it)->second.size > address) --it;
+  for (; it != s.locations.end() && it->first < address + size;) {
     forget_atomic(it->first);
     it = s.locations.erase(it);
   }

@@ -164,7 +164,7 @@ int main(int argc, char** argv) {
       return fail("the buggy program did not pass 1000 iterations under --memory-model sc", under_sc);
     const std::string caveats = under_sc.summary.value("caveats", json::array()).dump();
     if (caveats.find("weaker than seq_cst") == std::string::npos ||
-        caveats.find("--memory-model rc11 explores them") == std::string::npos)
+        caveats.find("--memory-model rc11") == std::string::npos)
       return fail("the pass under --memory-model sc does not say that weaker orders ran as seq_cst", under_sc);
     std::printf("under sc: passed 1000 iterations, with the caveat\n");
   }
