@@ -25,8 +25,32 @@
 // the strategy choosing which, and returns how many it woke; a woken waiter
 // sees everything its waker did before the wake (the kernel's futex hash
 // lock orders them). FUTEX_PRIVATE_FLAG changes nothing here: one process.
-// Other operations (requeue, wake-op, priority inheritance) run as the
-// kernel's, with a warning: they would not see the modelled waiters.
+//
+// The other operations, which the kernel would run without seeing the
+// modelled waiters (a wake that wakes nobody; a lock that blocks the OS
+// thread for good):
+// - FUTEX_WAKE_OP does its operation on the second word and wakes on both
+//   words in one step, as the kernel does under its locks;
+// - FUTEX_REQUEUE and FUTEX_CMP_REQUEUE wake the waiters they would move to
+//   the second word instead of moving them: for them a spurious wake-up,
+//   which futex(2) allows and every user of a futex handles (it re-checks
+//   its word and waits again); they return how many were woken or moved, as
+//   the kernel does;
+// - the priority-inheritance futexes are a lock on the word, which holds
+//   its owner's thread id and FUTEX_WAITERS as the kernel keeps them:
+//   FUTEX_LOCK_PI (and LOCK_PI2) takes it or blocks (EDEADLK for its owner,
+//   ETIMEDOUT on virtual time), FUTEX_TRYLOCK_PI never blocks (EWOULDBLOCK),
+//   FUTEX_UNLOCK_PI lets one waiter take it (EPERM for a non-owner);
+//   FUTEX_WAIT_REQUEUE_PI is a wait on the first word that returns holding
+//   the second, FUTEX_CMP_REQUEUE_PI wakes its waiters, which then take the
+//   lock in turn. Priorities themselves mean nothing here: the strategy
+//   decides who runs. The thread id is the caller's gettid(); on fibers,
+//   where every operation runs on one OS thread, an operation other than
+//   main has an id no thread has (0x3fff0000 + its number), so a program
+//   whose fast path writes gettid() into the word itself sees its threads
+//   as one there.
+// An operation the kernel does not know (FUTEX_FD, which Linux removed) is
+// the kernel's, after a warning: it fails at once.
 #include <linux/futex.h>
 #include <sys/syscall.h>
 
@@ -36,6 +60,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "backends/real.hpp"
@@ -86,8 +111,10 @@ long fail(int error) {
 
 constexpr std::int64_t nanos_per_second = 1'000'000'000;
 
+// `spurious`: may return 0 without a wake (FUTEX_WAIT_REQUEUE_PI never does:
+// its 0 means the lock is held).
 long wait(std::uint32_t* address, std::uint32_t expected, const timespec* timeout, bool absolute, clockid_t clock,
-          std::uint32_t bitset) {
+          std::uint32_t bitset, bool spurious = true) {
   if (bitset == 0) return fail(EINVAL);
   if (timeout != nullptr && (timeout->tv_nsec < 0 || timeout->tv_nsec >= nanos_per_second || timeout->tv_sec < 0))
     return fail(EINVAL);
@@ -98,7 +125,7 @@ long wait(std::uint32_t* address, std::uint32_t expected, const timespec* timeou
   std::optional<virtual_time> deadline;
   if (timeout != nullptr) deadline = absolute ? deadline_at(clock, *timeout) : deadline_after(*timeout);
   const resource& q = w.queue_of(bitset);
-  if (spurious_wakeups_enabled() && choose_rare(point_kind::wait, w.res, {})) return 0;
+  if (spurious && spurious_wakeups_enabled() && choose_rare(point_kind::wait, w.res, {})) return 0;
   if (!deadline) {
     heddle::wait(q, {});
   } else if (*deadline <= now() || wait_until(q, *deadline, {}) == wake_reason::timeout) {
@@ -108,14 +135,13 @@ long wait(std::uint32_t* address, std::uint32_t expected, const timespec* timeou
   return 0;
 }
 
-long wake(std::uint32_t* address, std::uint32_t count, std::uint32_t bitset) {
-  if (bitset == 0) return fail(EINVAL);
-  futex_word& w = word_at(address);
-  scheduling_point(point_kind::signal, w.res, {});
+// Wakes up to `count` waiters of `w` whose bitset meets `bitset`, without a
+// scheduling point of its own; returns how many.
+long wake_waiters(futex_word& w, std::uint64_t count, std::uint32_t bitset) {
   long woken = 0;
   // The queues this wake may take waiters from, and how many each holds now.
   std::vector<const resource*> queues;
-  while (static_cast<std::uint32_t>(woken) < count) {
+  while (static_cast<std::uint64_t>(woken) < count) {
     queues.clear();
     std::size_t waiting = 0;
     const auto consider = [&](const resource& q, std::uint32_t b) {
@@ -149,20 +175,128 @@ long wake(std::uint32_t* address, std::uint32_t count, std::uint32_t bitset) {
   return woken;
 }
 
-const char* name_of(int command) {
-  switch (command) {
-    case FUTEX_FD: return "FUTEX_FD";
-    case FUTEX_REQUEUE: return "FUTEX_REQUEUE";
-    case FUTEX_CMP_REQUEUE: return "FUTEX_CMP_REQUEUE";
-    case FUTEX_WAKE_OP: return "FUTEX_WAKE_OP";
-    case FUTEX_LOCK_PI: return "FUTEX_LOCK_PI";
-    case FUTEX_UNLOCK_PI: return "FUTEX_UNLOCK_PI";
-    case FUTEX_TRYLOCK_PI: return "FUTEX_TRYLOCK_PI";
-    case FUTEX_WAIT_REQUEUE_PI: return "FUTEX_WAIT_REQUEUE_PI";
-    case FUTEX_CMP_REQUEUE_PI: return "FUTEX_CMP_REQUEUE_PI";
-    default: return "an unknown operation";
+long wake(std::uint32_t* address, std::uint32_t count, std::uint32_t bitset) {
+  if (bitset == 0) return fail(EINVAL);
+  futex_word& w = word_at(address);
+  scheduling_point(point_kind::signal, w.res, {});
+  return wake_waiters(w, count, bitset);
+}
+
+std::uint64_t saturating_sum(std::uint32_t a, std::uint32_t b) { return std::uint64_t{a} + b; }
+
+// FUTEX_REQUEUE, FUTEX_CMP_REQUEUE (`compare`: *address must be `expected`).
+long requeue(std::uint32_t* address, std::uint32_t wake_count, std::uint32_t requeue_count,
+             std::uint32_t* address2, bool compare, std::uint32_t expected) {
+  if (reinterpret_cast<std::uintptr_t>(address2) % alignof(std::uint32_t) != 0) return fail(EINVAL);
+  futex_word& w = word_at(address);
+  scheduling_point(point_kind::signal, w.res, {});
+  if (compare && __atomic_load_n(address, __ATOMIC_SEQ_CST) != expected) return fail(EAGAIN);
+  // Those it would move wake up too (see the file's comment).
+  return wake_waiters(w, saturating_sum(wake_count, requeue_count), match_any);
+}
+
+// FUTEX_WAKE_OP: the operation on *address2, then the wakes, in one step.
+long wake_op(std::uint32_t* address, std::uint32_t wake_count, std::uint32_t wake_count2, std::uint32_t* address2,
+             std::uint32_t encoded) {
+  if (reinterpret_cast<std::uintptr_t>(address2) % alignof(std::uint32_t) != 0) return fail(EINVAL);
+  const unsigned op = (encoded >> 28) & 7;
+  const unsigned cmp = (encoded >> 24) & 15;
+  // 12-bit signed arguments, as the kernel reads them.
+  std::int32_t oparg = static_cast<std::int32_t>(encoded << 8) >> 20;
+  const std::int32_t cmparg = static_cast<std::int32_t>(encoded << 20) >> 20;
+  if ((encoded >> 28) & FUTEX_OP_OPARG_SHIFT) {
+    if (oparg < 0 || oparg > 31) return fail(EINVAL);
+    oparg = static_cast<std::int32_t>(1u << oparg);
+  }
+  if (op > FUTEX_OP_XOR || cmp > FUTEX_OP_CMP_GE) return fail(ENOSYS);
+  futex_word& w = word_at(address);
+  futex_word& w2 = word_at(address2);
+  scheduling_point(point_kind::rmw, w2.res, {});
+  const auto old = static_cast<std::int32_t>(__atomic_load_n(address2, __ATOMIC_SEQ_CST));
+  std::uint32_t next = 0;
+  const auto arg = static_cast<std::uint32_t>(oparg);
+  switch (op) {
+    case FUTEX_OP_SET: next = arg; break;
+    case FUTEX_OP_ADD: next = static_cast<std::uint32_t>(old) + arg; break;
+    case FUTEX_OP_OR: next = static_cast<std::uint32_t>(old) | arg; break;
+    case FUTEX_OP_ANDN: next = static_cast<std::uint32_t>(old) & ~arg; break;
+    default: next = static_cast<std::uint32_t>(old) ^ arg; break;
+  }
+  __atomic_store_n(address2, next, __ATOMIC_SEQ_CST);
+  long woken = wake_waiters(w, wake_count, match_any);
+  bool more = false;
+  switch (cmp) {
+    case FUTEX_OP_CMP_EQ: more = old == cmparg; break;
+    case FUTEX_OP_CMP_NE: more = old != cmparg; break;
+    case FUTEX_OP_CMP_LT: more = old < cmparg; break;
+    case FUTEX_OP_CMP_LE: more = old <= cmparg; break;
+    case FUTEX_OP_CMP_GT: more = old > cmparg; break;
+    default: more = old >= cmparg; break;
+  }
+  if (more) woken += wake_waiters(w2, wake_count2, match_any);
+  return woken;
+}
+
+// The priority-inheritance futexes: the word holds its owner's thread id.
+// Their waiters wait on a queue of bitset 0, which no wake's bitset meets.
+constexpr std::uint32_t pi_queue = 0;
+
+std::uint32_t caller_tid(long (*kernel)(long, ...)) {
+  const auto tid = static_cast<std::uint32_t>(kernel(SYS_gettid));
+  const operation_id op = current_operation();
+  // On fibers every operation runs on the process's initial thread.
+  if (op != 1 && tid == static_cast<std::uint32_t>(kernel(SYS_getpid))) return 0x3fff0000u + (op & 0xffffu);
+  return tid & FUTEX_TID_MASK;
+}
+
+long lock_pi(std::uint32_t* address, std::optional<virtual_time> deadline, bool try_only, std::uint32_t tid) {
+  futex_word& w = word_at(address);
+  scheduling_point(point_kind::acquire, w.res, {});
+  const resource& q = w.queue_of(pi_queue);
+  for (;;) {
+    const std::uint32_t word = __atomic_load_n(address, __ATOMIC_SEQ_CST);
+    const std::uint32_t owner = word & FUTEX_TID_MASK;
+    if (owner == 0) {
+      const std::uint32_t waiters = waiter_count(q) > 0 ? FUTEX_WAITERS : 0;
+      __atomic_store_n(address, tid | waiters | (word & FUTEX_OWNER_DIED), __ATOMIC_SEQ_CST);
+      hb_acquire(q);
+      return 0;
+    }
+    if (owner == tid) return fail(EDEADLK);
+    if (try_only) return fail(EWOULDBLOCK);
+    __atomic_store_n(address, word | FUTEX_WAITERS, __ATOMIC_SEQ_CST);
+    if (!deadline) {
+      heddle::wait(q, {});
+    } else if (*deadline <= now() || wait_until(q, *deadline, {}) == wake_reason::timeout) {
+      return fail(ETIMEDOUT);
+    }
   }
 }
+
+long unlock_pi(std::uint32_t* address, std::uint32_t tid) {
+  futex_word& w = word_at(address);
+  scheduling_point(point_kind::release, w.res, {});
+  const std::uint32_t word = __atomic_load_n(address, __ATOMIC_SEQ_CST);
+  if ((word & FUTEX_TID_MASK) != tid) return fail(EPERM);
+  // Free; the waiter woken takes it when it runs (and sets FUTEX_WAITERS
+  // again if others still wait).
+  __atomic_store_n(address, 0, __ATOMIC_SEQ_CST);
+  const resource& q = w.queue_of(pi_queue);
+  hb_release(q);
+  if (waiter_count(q) > 0) signal_one(q);
+  return 0;
+}
+
+std::optional<virtual_time> absolute_deadline(const timespec* timeout, clockid_t clock) {
+  if (timeout == nullptr) return std::nullopt;
+  return deadline_at(clock, *timeout);
+}
+
+bool bad_timeout(const timespec* timeout) {
+  return timeout != nullptr && (timeout->tv_nsec < 0 || timeout->tv_nsec >= nanos_per_second || timeout->tv_sec < 0);
+}
+
+const char* name_of(int command) { return command == FUTEX_FD ? "FUTEX_FD" : "an unknown operation"; }
 
 // Once per operation kind and process: the call is the kernel's.
 void warn_unmodelled(int command) {
@@ -173,7 +307,7 @@ void warn_unmodelled(int command) {
   }
   std::fprintf(stderr,
                "heddle: warning: the program calls futex with %s (%d), which heddle does not model: the call is the "
-               "kernel's, as one step, and does not see the threads heddle has waiting on a futex\n",
+               "kernel's, as one step (which fails at once)\n",
                name_of(command), command);
 }
 
@@ -187,6 +321,35 @@ long futex(std::uint32_t* address, int op, std::uint32_t value, const timespec* 
     case FUTEX_WAIT_BITSET: return wait(address, value, timeout, true, clock, value3);
     case FUTEX_WAKE: return wake(address, value, match_any);
     case FUTEX_WAKE_BITSET: return wake(address, value, value3);
+    // The second count travels in the timeout's place.
+    case FUTEX_REQUEUE:
+    case FUTEX_CMP_REQUEUE:
+      return requeue(address, value, static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(timeout)), address2,
+                     command == FUTEX_CMP_REQUEUE, value3);
+    case FUTEX_WAKE_OP:
+      return wake_op(address, value, static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(timeout)), address2,
+                     value3);
+    case FUTEX_LOCK_PI:
+    case FUTEX_LOCK_PI2:
+      if (bad_timeout(timeout)) return fail(EINVAL);
+      // LOCK_PI's timeout is on CLOCK_REALTIME whatever the flag says; LOCK_PI2's follows it.
+      return lock_pi(address, absolute_deadline(timeout, command == FUTEX_LOCK_PI ? CLOCK_REALTIME : clock), false,
+                     caller_tid(kernel));
+    case FUTEX_TRYLOCK_PI: return lock_pi(address, std::nullopt, true, caller_tid(kernel));
+    case FUTEX_UNLOCK_PI: return unlock_pi(address, caller_tid(kernel));
+    case FUTEX_WAIT_REQUEUE_PI: {
+      if (address2 == address || reinterpret_cast<std::uintptr_t>(address2) % alignof(std::uint32_t) != 0)
+        return fail(EINVAL);
+      if (bad_timeout(timeout)) return fail(EINVAL);
+      const std::optional<virtual_time> deadline = absolute_deadline(timeout, clock);
+      if (const long r = wait(address, value, timeout, true, clock, match_any, false); r != 0) return r;
+      // Woken (by FUTEX_CMP_REQUEUE_PI): it returns holding the second word.
+      return lock_pi(address2, deadline, false, caller_tid(kernel));
+    }
+    case FUTEX_CMP_REQUEUE_PI:
+      if (value != 1) return fail(EINVAL);
+      return requeue(address, value, static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(timeout)), address2,
+                     true, value3);
     default:
       warn_unmodelled(command);
       scheduling_point(point_kind::user, std::source_location{});
