@@ -1,10 +1,13 @@
 // The race detector's report point asks here whether a race is suppressed
 // (runner/suppressions.hpp: ThreadSanitizer's file format). Each access is
 // seen as its frames: the access itself, then, for the access being made, the
-// callers on its operation's shadow stack (__tsan_func_entry). A frame is its
-// function and source file (the symbolizer, from debug information) and the
-// object it lies in (dladdr), so race:, race_top: and called_from_lib: match
-// what ThreadSanitizer would match.
+// callers on its operation's shadow stack (__tsan_func_entry). Each of those
+// code addresses is as many frames as the debug information has functions
+// inlined there, innermost first (a racy function the compiler inlined into
+// its caller is a frame of its own, as ThreadSanitizer's symbolizer shows it).
+// A frame is its function and source file (the symbolizer, from debug
+// information) and the object it lies in (dladdr), so race:, race_top: and
+// called_from_lib: match what ThreadSanitizer would match.
 //
 // Contract: only the running operation calls in, under control. A verdict is
 // cached per pair of access pcs (and the innermost caller) in memory the fork
@@ -22,15 +25,16 @@
 namespace heddle::rt {
 namespace {
 
-detail::suppression_frame frame_at(std::uintptr_t pc) {
-  detail::suppression_frame f;
-  const source_position p = symbolize(pc);
-  f.function = p.function;
-  f.file = p.file;
+// Appends the frames of the code at `pc`: each function inlined there, then
+// the one it was inlined into; one frame without debug information.
+void append_frames(std::uintptr_t pc, std::vector<detail::suppression_frame>& frames) {
+  std::string library;
   Dl_info info{};
   if (pc != 0 && ::dladdr(reinterpret_cast<void*>(pc - 1), &info) != 0 && info.dli_fname != nullptr)
-    f.library = info.dli_fname;
-  return f;
+    library = info.dli_fname;
+  std::vector<source_position> inlined = symbolize_frames(pc);
+  if (inlined.empty()) inlined.push_back(symbolize(pc));
+  for (const source_position& p : inlined) frames.push_back({p.function, p.file, library});
 }
 
 }  // namespace
@@ -44,11 +48,12 @@ bool race_suppressed(const race& r, const std::vector<std::uintptr_t>& later_cal
   const std::uintptr_t key = r.later.pc ^ (caller * 0x9e3779b97f4a7c15ull);
   int verdict = detail::cached_verdict(r.earlier.pc, key);
   if (verdict == -2) {
-    std::vector<detail::suppression_frame> earlier = {frame_at(r.earlier.pc)};
-    std::vector<detail::suppression_frame> later = {frame_at(r.later.pc)};
+    std::vector<detail::suppression_frame> earlier, later;
+    append_frames(r.earlier.pc, earlier);
+    append_frames(r.later.pc, later);
     for (auto c = later_callers.rbegin(); c != later_callers.rend(); ++c) {
       if (is_runtime_code(*c)) break;
-      later.push_back(frame_at(*c));
+      append_frames(*c, later);
     }
     verdict = detail::matching_suppression(list, earlier, later);
     detail::cache_verdict(r.earlier.pc, key, verdict);
