@@ -2,6 +2,7 @@
 
 #include "heddle/model.hpp"
 
+#include <cstring>
 #include <memory>
 #include <utility>
 
@@ -54,15 +55,52 @@ void fiber_backend::switch_in_fork_child(std::size_t from, std::size_t to) {
   eh_globals* const eh = __cxa_get_globals();
   const eh_globals saved_eh = *eh;
   const int saved_errno = errno;
+  if (storage_bytes_ != 0) save_thread_storage(from);
   switch_fiber(from, to);
+  // Resumed: this fiber's slot is `from` again.
+  if (storage_bytes_ != 0) restore_thread_storage(from);
   errno = saved_errno;
   *eh = saved_eh;
+}
+
+void fiber_backend::keep_thread_storage_per_operation(std::vector<thread_storage_block> blocks) {
+  storage_ = std::move(blocks);
+  storage_bytes_ = 0;
+  for (const thread_storage_block& b : storage_) storage_bytes_ += b.size;
+}
+
+void fiber_backend::save_thread_storage(std::size_t index) {
+  std::vector<std::byte>& copy = at(index).thread_storage;
+  copy.resize(storage_bytes_);
+  std::byte* out = copy.data();
+  for (const thread_storage_block& b : storage_) {
+    std::memcpy(out, b.live, b.size);
+    out += b.size;
+  }
+}
+
+void fiber_backend::restore_thread_storage(std::size_t index) noexcept {
+  const std::vector<std::byte>& copy = slots_[index].thread_storage;
+  if (copy.size() != storage_bytes_) return;
+  const std::byte* in = copy.data();
+  for (const thread_storage_block& b : storage_) {
+    std::memcpy(b.live, in, b.size);
+    in += b.size;
+  }
 }
 
 void fiber_backend::fresh_thread_state() noexcept {
   if (!own_thread_state_) return;
   errno = 0;
   *__cxa_get_globals() = {};
+  // A new thread's thread_local variables, but main's are the thread's own.
+  if (started_any_) {
+    for (const thread_storage_block& b : storage_) {
+      std::memcpy(b.live, b.image, b.image_size);
+      std::memset(b.live + b.image_size, 0, b.size - b.image_size);
+    }
+  }
+  started_any_ = true;
 }
 
 fiber_backend::~fiber_backend() = default;

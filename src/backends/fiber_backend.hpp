@@ -12,7 +12,12 @@
 // its own errno and C++ exception state (the exceptions it is handling and
 // the count of those in flight), which the C library and the C++ runtime keep
 // per thread: each fiber saves them in its frame when it switches away and
-// puts them back when it is resumed.
+// puts them back when it is resumed. Such a backend can also be given blocks
+// of static thread-local storage (keep_thread_storage_per_operation: the
+// program's thread_local variables): each operation then has its own copy,
+// kept in its slot while others run and copied back when it is resumed, and
+// an operation starts with the blocks' initial images, as a new thread does
+// (the first operation, main, with what the thread had).
 #pragma once
 
 #include <cerrno>
@@ -41,6 +46,15 @@
 #endif
 
 namespace heddle::detail {
+// A block of static thread-local storage: a module's PT_TLS segment as the
+// calling thread holds it.
+struct thread_storage_block {
+  std::byte* live;            // the thread's copy
+  std::size_t size;           // the segment's p_memsz
+  const std::byte* image;     // its initial image: `image_size` bytes, then zeros
+  std::size_t image_size;
+};
+
 // The C++ runtime's per-thread exception state (Itanium C++ ABI 2.2.2).
 struct eh_globals {
   void* caught_exceptions;
@@ -95,6 +109,10 @@ class fiber_backend final : public backend {
   void end_iteration() override;
   std::string_view name() const override { return "fibers"; }
 
+  // With own_thread_state: every operation gets its own copy of `blocks`
+  // (see the file's comment). Before the first operation starts.
+  void keep_thread_storage_per_operation(std::vector<thread_storage_block> blocks);
+
   void on_scheduler_resumed(void (*hook)(void*), void* argument) noexcept override {
     backend::on_scheduler_resumed(hook, argument);
     in_fork_child_ = hook != nullptr || own_thread_state_;
@@ -113,8 +131,12 @@ class fiber_backend final : public backend {
   // The switch when the hook or own_thread_state is set (the fork server's
   // child), out of the in-process path.
   void switch_in_fork_child(std::size_t from, std::size_t to);
-  // An operation starts on a fiber: a new thread's errno and exception state.
+  // An operation starts on a fiber: a new thread's errno and exception state
+  // (and thread-local storage).
   void fresh_thread_state() noexcept;
+  // The thread-local storage blocks: live -> the slot's copy, and back.
+  void save_thread_storage(std::size_t index);
+  void restore_thread_storage(std::size_t index) noexcept;
 
   struct slot {
     // Empty while running or not yet created. After its operation finished,
@@ -126,6 +148,9 @@ class fiber_backend final : public backend {
     // at the first switch away from it).
     const void* stack_bottom = nullptr;
     std::size_t stack_size = 0;
+    // The operation's thread-local storage while it does not run (the
+    // blocks of keep_thread_storage_per_operation, one after the other).
+    std::vector<std::byte> thread_storage;
   };
   // A fiber whose operation finished in an earlier iteration, parked between
   // operations: creating an operation resumes one of these, with its stack,
@@ -154,6 +179,9 @@ class fiber_backend final : public backend {
   std::size_t from_ = 0;
   bool own_thread_state_ = false;
   bool in_fork_child_ = false;  // own_thread_state_ or a hook
+  std::vector<thread_storage_block> storage_;
+  std::size_t storage_bytes_ = 0;  // the blocks' sizes summed
+  bool started_any_ = false;       // an operation has started: the next gets fresh storage
 };
 
 }  // namespace heddle::detail

@@ -60,7 +60,8 @@ detail::stack_pool& child_stacks(const options& o) {
 
 // On fibers every operation runs on this thread: the static thread-local
 // storage of all loaded objects (errno, the program's thread_local
-// variables) is one block they share, where each thread would have its own.
+// variables) lies at one address for all of them, where each thread would
+// have its own (the backend swaps the program's contents per operation).
 // Accesses there are not data races of the program.
 void ignore_shared_thread_storage() {
   static bool done = false;
@@ -82,26 +83,42 @@ void ignore_shared_thread_storage() {
   if (span[0] < span[1] && tsan::ignore_thread_storage != nullptr) tsan::ignore_thread_storage(span[0], span[1]);
 }
 
-// Once, in the fork server: names each object of the program that has
-// thread_local variables, which its threads share under --backend fibers.
-// The runtimes' own (errno, the exception state: kept per operation; the
-// allocator's caches) are not the program's.
-void warn_of_thread_locals() {
-  ::dl_iterate_phdr(
-      [](dl_phdr_info* info, std::size_t, void*) {
-        const std::string_view name = info->dlpi_name != nullptr ? info->dlpi_name : "";
-        if (!name.empty() && is_runtime_object(info->dlpi_name)) return 0;
-        for (int i = 0; i < info->dlpi_phnum; ++i) {
-          if (info->dlpi_phdr[i].p_type != PT_TLS) continue;
-          std::fprintf(stderr,
-                       "heddle: warning: %s has thread_local variables; with --backend fibers the program's threads "
-                       "share them (the default, --backend threads, gives each thread its own)\n",
-                       name.empty() ? "the program" : info->dlpi_name);
-          break;
-        }
-        return 0;
-      },
-      nullptr);
+// The static thread-local storage of the program's objects (not the C and
+// C++ runtime's, whose per-thread state the backend keeps otherwise, nor
+// heddle's own), as the fork server's thread holds it: on fibers each
+// operation gets its own copy (fiber_backend::keep_thread_storage_per_operation).
+// Found once, in the fork server; a child's initial thread has it at the
+// same addresses.
+bool holds_this_code(const dl_phdr_info& info) {
+  const auto here = reinterpret_cast<std::uintptr_t>(&holds_this_code);
+  for (int i = 0; i < info.dlpi_phnum; ++i) {
+    const ElfW(Phdr)& segment = info.dlpi_phdr[i];
+    if (segment.p_type == PT_LOAD && here - (info.dlpi_addr + segment.p_vaddr) < segment.p_memsz) return true;
+  }
+  return false;
+}
+
+const std::vector<detail::thread_storage_block>& program_thread_storage() {
+  static const std::vector<detail::thread_storage_block>* const blocks = [] {
+    auto* found = new std::vector<detail::thread_storage_block>;  // NOLINT: never freed, as the fork server's state
+    ::dl_iterate_phdr(
+        [](dl_phdr_info* info, std::size_t, void* data) {
+          if ((info->dlpi_name != nullptr && *info->dlpi_name != '\0' && is_runtime_object(info->dlpi_name)) ||
+              holds_this_code(*info))
+            return 0;
+          for (int i = 0; i < info->dlpi_phnum; ++i) {
+            const ElfW(Phdr)& segment = info->dlpi_phdr[i];
+            if (segment.p_type != PT_TLS || info->dlpi_tls_data == nullptr || segment.p_memsz == 0) continue;
+            static_cast<std::vector<detail::thread_storage_block>*>(data)->push_back(
+                {static_cast<std::byte*>(info->dlpi_tls_data), segment.p_memsz,
+                 reinterpret_cast<const std::byte*>(info->dlpi_addr + segment.p_vaddr), segment.p_filesz});
+          }
+          return 0;
+        },
+        found);
+    return found;
+  }();
+  return *blocks;
 }
 
 }  // namespace
@@ -378,7 +395,7 @@ void prepare_children(const options& o) {
     for (auto& s : stacks) s = pool.allocate();
     for (auto& s : stacks) pool.deallocate(s);
     ignore_shared_thread_storage();
-    warn_of_thread_locals();
+    (void)program_thread_storage();
     detail::fiber_backend warm(pool, true);
     { const detail::engine warm_engine(warm, {}); }  // the engine's one-time setup (its terminate handler)
   } else {
@@ -422,6 +439,7 @@ void run_iteration(const program_entry& program, const options& o, detail::strat
   if (on_fibers(o)) {
     ignore_shared_thread_storage();
     detail::fiber_backend fibers(child_stacks(o), true);
+    fibers.keep_thread_storage_per_operation(program_thread_storage());
     run_on(fibers);
   } else {
     detail::thread_backend threads(operation_stack_size(o));

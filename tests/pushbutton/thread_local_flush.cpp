@@ -5,7 +5,7 @@
 // at the same time can lose one count. (The destructors must run at thread
 // exit for this to be seen at all: main checks the total after joining.)
 // Each worker uses thread_local variables of its own (worker<N>), so that the
-// program means the same on --backend fibers, where threads share them.
+// program meant the same on --backend fibers when its threads shared them.
 #include <atomic>
 #include <cassert>
 #include <thread>

@@ -4,7 +4,7 @@
 // pthread key destructors, in rounds while a destructor sets a value again
 // (up to PTHREAD_DESTRUCTOR_ITERATIONS); all of it before pthread_join returns.
 // Each worker uses thread_local variables of its own (worker<N>), so that the
-// program means the same on --backend fibers, where threads share them.
+// program meant the same on --backend fibers when its threads shared them.
 #include <pthread.h>
 
 #include <atomic>
