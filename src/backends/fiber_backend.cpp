@@ -6,6 +6,58 @@
 #include <memory>
 #include <utility>
 
+#ifdef HEDDLE_FIBER_JUMP
+// heddle_jump_fcontext(to, data): Boost.Context 1.74's jump_fcontext for
+// x86-64 System V (jump_x86_64_sysv_elf_gas.S), frame for frame: it saves
+// MXCSR and the x87 control word, r12-r15, rbx, rbp and the return address in
+// 0x40 bytes below the stack pointer, returns {old frame, data} in rax:rdx,
+// and resumes `to` at its saved return address. Frames it saves are resumed
+// by Boost's own jumps (fiber creation, parking, unwinding) and the other way
+// round. The one difference: MXCSR and the control word are loaded only when
+// the target's saved value differs from the current one (ldmxcsr and fldcw
+// are the costly part of a switch), so the target runs with its own state
+// exactly as after Boost's jump.
+asm(R"(
+        .text
+        .globl  heddle_jump_fcontext
+        .hidden heddle_jump_fcontext
+        .type   heddle_jump_fcontext, @function
+        .p2align 4
+heddle_jump_fcontext:
+        leaq    -0x38(%rsp), %rsp
+        stmxcsr (%rsp)
+        fnstcw  0x4(%rsp)
+        movq    %r12, 0x8(%rsp)
+        movq    %r13, 0x10(%rsp)
+        movq    %r14, 0x18(%rsp)
+        movq    %r15, 0x20(%rsp)
+        movq    %rbx, 0x28(%rsp)
+        movq    %rbp, 0x30(%rsp)
+        movq    %rsp, %rax
+        movq    %rdi, %rsp
+        movq    0x38(%rsp), %r8
+        movl    (%rax), %ecx
+        cmpl    %ecx, (%rsp)
+        je      1f
+        ldmxcsr (%rsp)
+1:      movzwl  0x4(%rax), %ecx
+        cmpw    %cx, 0x4(%rsp)
+        je      2f
+        fldcw   0x4(%rsp)
+2:      movq    0x8(%rsp), %r12
+        movq    0x10(%rsp), %r13
+        movq    0x18(%rsp), %r14
+        movq    0x20(%rsp), %r15
+        movq    0x28(%rsp), %rbx
+        movq    0x30(%rsp), %rbp
+        leaq    0x40(%rsp), %rsp
+        movq    %rsi, %rdx
+        movq    %rax, %rdi
+        jmp     *%r8
+        .size   heddle_jump_fcontext, .-heddle_jump_fcontext
+)");
+#endif
+
 namespace heddle::detail {
 
 namespace ctx = boost::context;

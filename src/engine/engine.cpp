@@ -10,6 +10,7 @@
 // step vectors are cleared, not freed.
 #include "engine/call_site.hpp"
 #include "engine/engine_internal.hpp"
+#include "engine/rng.hpp"
 #include "engine/schedule_hash.hpp"
 #include "engine/weak_memory.hpp"
 
@@ -60,6 +61,7 @@ const iteration_outcome& engine::run(strategy& s, const std::function<void()>& b
   publish_objects();
   strategy_ = &s;
   observes_forced_ = s.observes_forced_decisions();
+  uniform_ = s.uniform_draws();
   root_body_ = &body;
 
   backend_.begin_iteration(&engine::operation_entry, this);
@@ -181,6 +183,7 @@ operation_id engine::spawn(std::function<void()> body, std::string name, relatio
   op.deadline.reset();
   op.reason = wake_reason::signaled;
   op.woken_by = 0;
+  op.listed_at = static_cast<std::uint32_t>(enabled_.size());
   enabled_.push_back(pending_of(op));  // ids grow: stays ascending
   return id;
 }
@@ -259,7 +262,8 @@ inline void engine::after_resume() {
 // The enabled set is kept up to date as operations change state, not rebuilt
 // at each decision. Invariant: enabled_ holds, ascending by id, exactly the
 // operations that are enabled or blocked with a deadline, each entry with the
-// operation's current pending point.
+// operation's current pending point, and each listed operation's listed_at
+// its index there (shifted entries are renumbered; a few at most).
 void engine::list_enabled(const operation& op) {
   std::size_t at = enabled_.size();
   while (at > 0 && enabled_[at - 1].id > op.id) --at;
@@ -270,29 +274,34 @@ void engine::list_enabled(const operation& op) {
   // By hand rather than vector::insert and erase: the set holds a few entries,
   // and those call memmove for them at every block and wake-up.
   enabled_.emplace_back();
-  for (std::size_t i = enabled_.size() - 1; i > at; --i) enabled_[i] = enabled_[i - 1];
+  for (std::size_t i = enabled_.size() - 1; i > at; --i) {
+    enabled_[i] = enabled_[i - 1];
+    ops_[enabled_[i].id].listed_at = static_cast<std::uint32_t>(i);
+  }
   enabled_[at] = pending_of(op);
+  ops_[op.id].listed_at = static_cast<std::uint32_t>(at);
 }
 
 void engine::unlist_enabled(operation_id id) {
   const std::size_t n = enabled_.size();
   for (std::size_t i = 0; i < n; ++i)
     if (enabled_[i].id == id) {
-      for (std::size_t j = i + 1; j < n; ++j) enabled_[j - 1] = enabled_[j];
+      for (std::size_t j = i + 1; j < n; ++j) {
+        enabled_[j - 1] = enabled_[j];
+        ops_[enabled_[j - 1].id].listed_at = static_cast<std::uint32_t>(j - 1);
+      }
       enabled_.pop_back();
       return;
     }
 }
 
+// `op` is listed (enabled, or blocked with a deadline).
 inline void engine::refresh_enabled(const operation& op) {
-  for (pending_operation& p : enabled_)
-    if (p.id == op.id) {
-      p.point = op.point;
-      p.object = op.object;
-      p.timed = op.status == op_status::blocked && op.deadline.has_value();
-      p.lock = op.lock;
-      return;
-    }
+  pending_operation& p = enabled_[op.listed_at];
+  p.point = op.point;
+  p.object = op.object;
+  p.timed = op.status == op_status::blocked && op.deadline.has_value();
+  p.lock = op.lock;
 }
 
 pending_operation engine::pending_of(const operation& op) {
@@ -338,7 +347,9 @@ inline operation_id engine::decide(bool finishing) {
   }
   if (offered.size() > outcome_.max_enabled) outcome_.max_enabled = offered.size();
   std::size_t pick = 0;
-  if (offered.size() > 1 || observes_forced_) {
+  if (uniform_ != nullptr && offered.size() > 1) [[likely]] {
+    pick = uniform_->below(offered.size());  // `random`, without the virtual call (strategy::uniform_draws)
+  } else if (offered.size() > 1 || observes_forced_) {
     const decision_context ctx{offered, running_, step, op_count_ - 1, user_state_hash_, finishing};
     pick = strategy_->next_operation(ctx);
     if (pick >= offered.size()) [[unlikely]] return stopped_by_strategy(pick, step, offered.size());
@@ -384,7 +395,8 @@ operation_id engine::stopped_by_strategy(std::size_t pick, std::uint64_t step, s
 
 // Field by field into the vector's own storage: a step_record built as a
 // temporary is written in pieces and then copied as two 16-byte words, which
-// stalls on store forwarding at every decision.
+// stalls on store forwarding at every decision. (Built by a constructor from
+// the fields instead, emplace_back is not inlined: slower still.)
 inline void engine::record_step(step_kind kind, point_kind point, object_id object, std::uint64_t value,
                                 operation_id by, const std::source_location& where, std::uintptr_t pc) {
   step_record& r = outcome_.steps.emplace_back();

@@ -59,6 +59,9 @@ struct alignas(64) operation {
   bool lock = false;  // the point is a blocking lock of `object` (lock_point)
   wait_mode mode = wait_mode::none;
   object_id object = 0;
+  // Its entry in the enabled set (engine::enabled_) while it has one: a
+  // point updates that entry without looking for it.
+  std::uint32_t listed_at = 0;
   std::source_location where;
   std::uintptr_t pc = 0;  // for points in instrumented code, which has no source_location
 
@@ -303,6 +306,7 @@ class engine {
   std::shared_ptr<weak_memory> weak_memory_;  // made on first use under rc11
   strategy* strategy_ = nullptr;
   bool observes_forced_ = true;  // strategy_->observes_forced_decisions()
+  rng* uniform_ = nullptr;       // strategy_->uniform_draws(): decide() draws itself
   const std::function<void()>* root_body_ = nullptr;
 
   // Records are reused across iterations: only the first op_count_ operations

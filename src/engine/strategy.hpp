@@ -19,6 +19,8 @@
 
 namespace heddle::detail {
 
+class rng;  // engine/rng.hpp
+
 // An operation the strategy may choose, with what it is about to do.
 struct pending_operation {
   operation_id id = 0;
@@ -92,6 +94,12 @@ class strategy {
   // without calling it (with the CHESS rule, a good part of all decisions).
   // Asked once per iteration.
   virtual bool observes_forced_decisions() const { return true; }
+  // Non-null for a strategy whose next_operation, with n > 1 operations
+  // offered, is exactly `return g.below(n)` for this generator g and changes
+  // nothing else (`random`): the engine then draws from g itself, inline,
+  // instead of making the virtual call at every decision. The same draws in
+  // the same order, so the same schedules and traces. Asked once per iteration.
+  rng* uniform_draws() const noexcept { return uniform_draws_; }
   // How many consecutive iterations learn from each other (docs/running.md,
   // "Same seed, same result"). Iteration i's decisions may depend on what the
   // strategy learned from the iterations of its window before it, never on
@@ -115,6 +123,9 @@ class strategy {
   // that schedule. Non-zero means the verdict covers spurious events once per
   // site, not every combination.
   virtual std::uint64_t bounded_choices() const { return 0; }
+
+ protected:
+  rng* uniform_draws_ = nullptr;  // see uniform_draws()
 };
 
 // The window of the strategies that learn (pct, pctt, db: the step count;

@@ -12,6 +12,11 @@ namespace {
 
 class random_strategy final : public strategy {
  public:
+  // next_operation is a plain draw: the engine makes it inline (strategy.hpp).
+  random_strategy() { uniform_draws_ = &rng_; }
+  random_strategy(const random_strategy&) = delete;
+  random_strategy& operator=(const random_strategy&) = delete;
+
   void begin_iteration(std::uint64_t, std::uint64_t seed) override { rng_.reseed(seed); }
 
   std::size_t next_operation(const decision_context& ctx) override {

@@ -27,7 +27,10 @@ namespace {
 
 class rare_share_strategy final : public strategy {
  public:
-  explicit rare_share_strategy(std::unique_ptr<strategy> inner) : inner_(std::move(inner)) {}
+  // next_operation only forwards: the inner strategy's inline draws are ours.
+  explicit rare_share_strategy(std::unique_ptr<strategy> inner) : inner_(std::move(inner)) {
+    uniform_draws_ = inner_->uniform_draws();
+  }
 
   void begin_iteration(std::uint64_t index, std::uint64_t seed) override {
     rare_allowed_ = spurious_events_in_iteration(index);
