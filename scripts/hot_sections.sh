@@ -13,12 +13,17 @@ build=${1:-build/default}
 source_dir=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for backend in fibers threads; do
-  (cd "$work" && env LD_BIND_NOW=1 HEDDLE_RUN=1 HEDDLE_BACKEND=$backend HEDDLE_ITERATIONS=3 HEDDLE_STRATEGY=random \
-     HEDDLE_OUT= valgrind --tool=callgrind --compress-strings=no --compress-pos=no --demangle=no \
-     --collect-atstart=no '--toggle-collect=_ZN6heddle2rt12_GLOBAL__N_116iteration_server3run*' \
-     --callgrind-out-file="$work/cg.$backend.%p" \
-     "$source_dir/$build/benchmarks/pushbutton_two_threads" >/dev/null 2>&1)
+# The program twice: plain (synchronization only) and instrumented as
+# heddle-cc builds it, whose every plain access runs the access hooks, the
+# memory policy and the race detector in the child.
+for program in pushbutton_two_threads pushbutton_two_threads_instrumented; do
+  for backend in fibers threads; do
+    (cd "$work" && env LD_BIND_NOW=1 HEDDLE_RUN=1 HEDDLE_BACKEND=$backend HEDDLE_ITERATIONS=3 HEDDLE_STRATEGY=random \
+       HEDDLE_OUT= valgrind --tool=callgrind --compress-strings=no --compress-pos=no --demangle=no \
+       --collect-atstart=no '--toggle-collect=_ZN6heddle2rt12_GLOBAL__N_116iteration_server3run*' \
+       --callgrind-out-file="$work/cg.$program.$backend.%p" \
+       "$source_dir/$build/benchmarks/$program" >/dev/null 2>&1)
+  done
 done
 # Every function of libheddle-rt with a cost while an iteration is served
 # (the fork server's side of it, and all of the child, which forks inside
