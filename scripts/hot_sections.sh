@@ -20,7 +20,7 @@ for program in pushbutton_two_threads pushbutton_two_threads_instrumented; do
   for backend in fibers threads; do
     (cd "$work" && env LD_BIND_NOW=1 HEDDLE_RUN=1 HEDDLE_BACKEND=$backend HEDDLE_ITERATIONS=3 HEDDLE_STRATEGY=random \
        HEDDLE_OUT= valgrind --tool=callgrind --compress-strings=no --compress-pos=no --demangle=no \
-       --collect-atstart=no '--toggle-collect=_ZN6heddle2rt12_GLOBAL__N_116iteration_server3run*' \
+       --collect-atstart=no '--toggle-collect=_ZN6heddle2rt*iteration_server3run*' \
        --callgrind-out-file="$work/cg.$program.$backend.%p" \
        "$source_dir/$build/benchmarks/$program" >/dev/null 2>&1)
   done
