@@ -31,6 +31,11 @@ struct statistics {
   std::uint64_t steps_min = 0;
   std::uint64_t steps_max = 0;
   std::uint64_t max_steps_hits = 0;  // iterations ended quietly at max_steps
+  // Decisions taken where the chosen operation was about to touch an atomic,
+  // or plain memory (instrumented code, the memory policy): how much of a
+  // test's interleaving is its objects' own code, not the test's scaffolding.
+  std::uint64_t atomic_steps = 0;
+  std::uint64_t memory_steps = 0;
   std::uint64_t buggy_iterations = 0;  // iterations that ended with a bug
   std::uint64_t max_enabled = 0;     // most operations enabled at one decision
   std::chrono::nanoseconds elapsed{0};
@@ -76,6 +81,8 @@ struct iteration_record {
   std::uint64_t schedule_hash = 0;  // of the decisions, in order
   std::uint64_t end_state = 0;      // heddle::state_hash at the end, if has_end_state
   std::uint32_t max_enabled = 0;
+  std::uint32_t atomic_steps = 0;  // see statistics::atomic_steps
+  std::uint32_t memory_steps = 0;
   bool has_end_state = false;
   bool hit_max_steps = false;
   bool bug = false;

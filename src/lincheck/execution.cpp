@@ -1,6 +1,7 @@
-// The executor: a scenario as one controlled iteration, the strategies that
-// record its decisions in scenario terms or follow recorded ones, and the
-// judgement of a run (the verifier on its history, or heddle's own bug).
+// The executor: a scenario as one controlled iteration (the runner's body, or
+// a run of its own for a report, whose strategy notes where threads were
+// switched out), the judgement of a run (the verifier on its history, or
+// heddle's own bug), and how the runner's minimizer shrinks a scenario.
 //
 // Layout of an iteration: operation 1 builds a fresh object, makes the init
 // calls, spawns one operation per thread of the parallel part ("T1", "T2"...),
@@ -16,7 +17,6 @@
 #include "engine/deadlock_judge.hpp"
 #include "heddle/explore.hpp"
 #include "lincheck/scenario.hpp"
-#include "strategies/rng.hpp"
 
 namespace heddle::lincheck::detail {
 namespace {
@@ -24,31 +24,20 @@ namespace {
 using heddle::detail::decision_context;
 using heddle::detail::strategy;
 
-// Records every decision `inner` takes, and where a thread was switched out.
+// Passes every decision to `inner`, and notes where a thread was switched out
+// in the middle of a call.
 class recording_strategy final : public strategy {
  public:
   recording_strategy(strategy& inner, executor& exec) : inner_(inner), exec_(exec) {}
   void begin_iteration(std::uint64_t index, std::uint64_t seed) override { inner_.begin_iteration(index, seed); }
   void end_iteration(const heddle::detail::iteration_summary& s) override { inner_.end_iteration(s); }
   std::string describe() const override { return inner_.describe(); }
-  bool is_fair() const override { return inner_.is_fair(); }
-  bool exhausted() const override { return inner_.exhausted(); }
   std::string stop_reason() const override { return inner_.stop_reason(); }
 
   std::size_t next_operation(const decision_context& ctx) override {
     const std::size_t chosen = inner_.next_operation(ctx);
     if (chosen >= ctx.enabled.size()) return chosen;
     const operation_id op = ctx.enabled[chosen].id;
-    const std::size_t thread = exec_.thread_of(op);
-    run_record& r = exec_.record();
-    r.schedule.push_back({false, thread, exec_.position(thread), 0});
-    if (run_observer* o = exec_.observer())
-      o->decided({step_kind::schedule, ctx.enabled[chosen].point, ctx.enabled[chosen].object, op}, r.schedule.back());
-    if (auto* e = heddle::detail::engine::current(); e != nullptr && ctx.enabled[chosen].object != 0) {
-      const object_kind kind = e->object(ctx.enabled[chosen].object).kind;
-      if (kind == object_kind::atomic) ++r.atomic_steps;
-      else if (kind == object_kind::variable) ++r.memory_steps;
-    }
     const std::size_t current = exec_.thread_of(ctx.current);
     if (op != ctx.current && current != no_thread && exec_.in_call(current)) {
       std::string where = "blocked";
@@ -58,75 +47,18 @@ class recording_strategy final : public strategy {
           where = fmt::format("switched out before {}{}", to_string(p.point),
                               p.object != 0 && e != nullptr ? " on " + e->describe_object(p.object) : "");
         }
-      r.events.push_back({interleaving_event::kind::switched, current, 0, std::move(where)});
+      exec_.record().events.push_back({interleaving_event::kind::switched, current, 0, std::move(where)});
     }
     return chosen;
   }
 
   std::uint64_t next_value(const decision_context& ctx, const heddle::detail::choice& c) override {
-    const std::uint64_t value = inner_.next_value(ctx, c);
-    if (value < c.bound) {
-      const std::size_t thread = exec_.thread_of(ctx.current);
-      run_record& r = exec_.record();
-      r.schedule.push_back({true, thread, exec_.position(thread), value});
-      if (run_observer* o = exec_.observer()) o->decided({c.kind, c.point, c.object, value}, r.schedule.back());
-    }
-    return value;
+    return inner_.next_value(ctx, c);
   }
 
  private:
   strategy& inner_;
   executor& exec_;
-};
-
-// Follows a recorded schedule in scenario terms: at each decision, the first
-// recorded entry not yet used whose thread is enabled in the same call runs.
-// Entries of removed calls never match and are passed over, so the other
-// threads keep their recorded order; with no entry left, the lowest operation
-// id runs.
-class guided_strategy final : public strategy {
- public:
-  guided_strategy(const std::vector<schedule_entry>& schedule, const executor& exec)
-      : entries_(schedule), used_(schedule.size(), false), exec_(exec) {}
-  void begin_iteration(std::uint64_t, std::uint64_t) override {}
-  void end_iteration(const heddle::detail::iteration_summary&) override {}
-  std::string describe() const override { return "guided"; }
-
-  std::size_t next_operation(const decision_context& ctx) override {
-    for (std::size_t e = first_unused_; e < entries_.size(); ++e) {
-      if (used_[e] || entries_[e].data) continue;
-      for (std::size_t i = 0; i < ctx.enabled.size(); ++i) {
-        const std::size_t thread = exec_.thread_of(ctx.enabled[i].id);
-        if (thread == entries_[e].thread && exec_.position(thread) == entries_[e].actor) {
-          use(e);
-          return i;
-        }
-      }
-    }
-    return 0;
-  }
-
-  std::uint64_t next_value(const decision_context& ctx, const heddle::detail::choice& c) override {
-    const std::size_t thread = exec_.thread_of(ctx.current);
-    for (std::size_t e = first_unused_; e < entries_.size(); ++e) {
-      if (used_[e] || !entries_[e].data) continue;
-      if (entries_[e].thread == thread && entries_[e].actor == exec_.position(thread) && entries_[e].value < c.bound) {
-        use(e);
-        return entries_[e].value;
-      }
-    }
-    return 0;
-  }
-
- private:
-  void use(std::size_t e) {
-    used_[e] = true;
-    while (first_unused_ < used_.size() && used_[first_unused_]) ++first_unused_;
-  }
-  const std::vector<schedule_entry>& entries_;
-  std::vector<bool> used_;
-  std::size_t first_unused_ = 0;
-  const executor& exec_;
 };
 
 }  // namespace
@@ -184,18 +116,13 @@ void executor::body(const scenario& sc) {
 }
 
 void executor::begin(const scenario& sc) {
-  ++runs_started_;
   record_.calls.clear();
   record_.events.clear();
-  record_.schedule.clear();
-  record_.atomic_steps = 0;
-  record_.memory_steps = 0;
   clock_ = 0;
   thread_of_.assign(2, no_thread);
   thread_of_[1] = 0;
   position_.assign(sc.threads.size() + 1, no_actor);
   in_call_.assign(sc.threads.size() + 1, false);
-  if (observer_ != nullptr) observer_->begin_run();
 }
 
 const run_record& executor::run_here(const scenario& sc) {
@@ -207,43 +134,13 @@ const run_record& executor::run_here(const scenario& sc) {
 const run_record& executor::run(const scenario& sc, strategy& chooser) {
   begin(sc);
   recording_strategy recorder(chooser, *this);
-  running_ = &sc;
-  const heddle::detail::iteration_outcome& outcome = engine_.run(recorder, [this, &sc] { body(sc); });
-  running_ = nullptr;
-  record_.trace.clear();  // reused: no allocation once it has grown
-  for (const heddle::detail::step_record& step : outcome.steps) record_.trace.push_back(step.step);
+  const heddle::detail::iteration_outcome& outcome = engine_.run(recorder, [this, &sc] {
+    (void)heddle::choose_int(opts_.scenarios);  // explore_body()'s choice of scenario
+    body(sc);
+  });
   record_.found = outcome.found;
-  record_.hit_max_steps = outcome.hit_max_steps;
-  record_.stopped = outcome.stopped.has_value();
   record_.steps = outcome.steps.size();
   return record_;
-}
-
-std::optional<judgement> executor::explore(const scenario& sc, std::uint64_t seed, result& totals) {
-  std::unique_ptr<strategy> chosen = heddle::detail::make_strategy(opts_.strategy);
-  for (std::uint64_t i = 0; i < opts_.iterations; ++i) {
-    chosen->begin_iteration(i, heddle::detail::iteration_seed(seed, i));
-    const run_record& r = run(sc, *chosen);
-    chosen->end_iteration({r.steps, r.found.has_value(), r.hit_max_steps});
-    ++totals.runs;
-    totals.steps += r.steps;
-    totals.atomic_steps += r.atomic_steps;
-    totals.memory_steps += r.memory_steps;
-    if (r.stopped || (r.hit_max_steps && !r.found)) {
-      ++totals.skipped_runs;
-    } else if (std::optional<judgement> j = judge(r)) {
-      return j;
-    }
-    if (chosen->exhausted() || !chosen->search_error().empty()) break;
-  }
-  return std::nullopt;
-}
-
-std::optional<judgement> executor::follow(const scenario& sc, const std::vector<schedule_entry>& schedule) {
-  guided_strategy guide(schedule, *this);
-  const run_record& r = run(sc, guide);
-  if (r.stopped || (r.hit_max_steps && !r.found)) return std::nullopt;
-  return judge(r);
 }
 
 std::optional<judgement> executor::judge(const run_record& r) const {
@@ -275,12 +172,15 @@ std::optional<judgement> executor::judge_calls(const history& calls, const std::
 
 namespace {
 
-// What one explore_body() keeps across iterations: the declaration and an
-// executor for its histories (its own engine stays idle).
+// What one explore_body() keeps across iterations: the declaration, the
+// scenario it was given, if any, and an executor for its histories (its own
+// engine stays idle).
 struct explored {
-  explicit explored(const declaration& given) : d(given), exec(d.erased, d.opts) {}
+  explored(const declaration& given, std::optional<scenario> only)
+      : d(given), exec(d.erased, d.opts), fixed(std::move(only)) {}
   declaration d;
   executor exec;
+  std::optional<scenario> fixed;
 };
 
 heddle::detail::deadlock_verdict judge_deadlock(void* context, const std::string& described) {
@@ -291,15 +191,25 @@ heddle::detail::deadlock_verdict judge_deadlock(void* context, const std::string
   return {.kind = bug_kind::assertion, .message = j->kind + ": " + j->message};
 }
 
+// The failure's kind as the report names it: the verifier's condition for a
+// judged history ("non-linearizable: ..."), the signal for a crash.
+std::string failure_class(const bug& b) {
+  if (b.kind == bug_kind::assertion) return b.message.substr(0, b.message.find(':'));
+  if (b.kind == bug_kind::crash) return b.message.substr(0, b.message.find(" in operation"));
+  return {};
+}
+
 }  // namespace
 
-std::function<void()> explore_body(const declaration& d) {
-  auto state = std::make_shared<explored>(d);
+std::function<void()> explore_body(const declaration& d, std::optional<scenario> given) {
+  auto state = std::make_shared<explored>(d, std::move(given));
   return [state] {
     const lincheck::options& o = state->d.opts;
     const std::uint64_t s = heddle::choose_int(o.scenarios);
-    random_source r(heddle::detail::iteration_seed(o.seed, s));
-    const scenario sc = generate_scenario(state->d.erased, o, r);
+    const std::vector<std::string>& input = heddle::detail::iteration_arguments();
+    const scenario sc = state->fixed ? *state->fixed
+                        : input.empty() ? generate_scenario(state->d, o.seed, s)
+                                        : scenario_of(state->d, o.seed, input, "the iteration's input").sc;
     const heddle::detail::engine* e = heddle::detail::engine::current();
     heddle::detail::set_deadlock_judge(e, &judge_deadlock, state.get());
     struct clear_judge {  // also when the iteration unwinds this body
@@ -310,6 +220,34 @@ std::function<void()> explore_body(const declaration& d) {
     if (const std::optional<judgement> j = state->exec.judge_calls(run.calls, nullptr))
       heddle::assertion_failed(j->kind + ": " + j->message);
   };
+}
+
+heddle::detail::input_reduction scenario_reduction(const declaration& d) {
+  heddle::detail::input_reduction r;
+  r.candidates = [d](const trace& best) {
+    const kept_scenario k = scenario_of(d, best, "the minimized trace");
+    std::vector<std::vector<std::string>> out;
+    for (scenario& smaller : removals(k.sc))
+      out.push_back(input_of({k.index, std::move(smaller), k.reductions, k.reductions_on_schedule}));
+    return out;
+  };
+  // The same kind of failure: Lincheck's and QuickCheck's rule. Heddle's own
+  // bugs (a data race, API misuse) keep the runner's, which names the place.
+  r.same = [](const bug& found, const bug& original) {
+    if (found.kind != original.kind) return false;
+    if (found.kind == bug_kind::deadlock || found.kind == bug_kind::stack_overflow) return true;
+    if (found.kind == bug_kind::assertion || found.kind == bug_kind::crash)
+      return failure_class(found) == failure_class(original);
+    return heddle::detail::same_bug(found, original);
+  };
+  r.accepted = [d](std::vector<std::string>& kept, bool on_schedule) {
+    kept_scenario k = scenario_of(d, d.opts.seed, kept, "a minimization candidate");
+    ++k.reductions;
+    if (on_schedule) ++k.reductions_on_schedule;
+    kept = input_of(k);
+  };
+  r.fresh_schedules = d.opts.iterations;
+  return r;
 }
 
 }  // namespace heddle::lincheck::detail

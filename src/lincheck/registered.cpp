@@ -1,21 +1,21 @@
 // HEDDLE_LINCHECK_TEST's glue: the options from outside (HEDDLE_* variables,
-// --heddle_* flags, as `heddle test` passes them), the run under check_as()
-// with its crash guard, the GoogleTest failure, and the test's JSON record for
+// --heddle_* flags, as `heddle test` passes them), the run under
+// check_in_runner(), the GoogleTest failure, and the test's JSON record for
 // `heddle test` (the fields of runner/summary_json.hpp's test_record that a
 // lincheck run has, plus a "lincheck" object).
 //
 // Which heddle options mean something here: seed, iterations (runs per
 // scenario), scenarios, strategy, max_steps, fail_on_max_steps, memory,
 // detect_races, minimize; out (where a failure's trace goes) and replay (a
-// failure's trace to replay, crash_trace.hpp). With parallel, shard,
-// time_budget or check_determinism the runner's explore() searches.
+// failure's trace to replay, as the runner replays any test's); parallel, shard, time_budget
+// and check_determinism go to the runner's explore(), which searches.
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "heddle/explore.hpp"
 #include "heddle/lincheck.hpp"
-#include "lincheck/crash_trace.hpp"
 #include "lincheck/execution.hpp"
+#include "lincheck/scenario.hpp"
 #include "runner/iteration_runner.hpp"
 #include "runner/overrides.hpp"
 #include "runner/test_registry.hpp"
@@ -41,8 +41,43 @@ lincheck::options overridden(lincheck::options o) {
   return o;
 }
 
-
 }  // namespace
+
+// Replays the failure's trace at `path` through the runner: a crash kills
+// the process again; another failure comes back as a bug, as `heddle replay`
+// expects. A trace that does not fit the declaration is a usage error.
+json replay_record(const std::string& id, declaration run, const heddle::options& given) {
+  trace t;
+  try {
+    t = load_trace(given.replay);
+  } catch (const trace_error& e) {
+    throw usage_error(e.what());
+  }
+  if (t.header.test != id)
+    throw usage_error(fmt::format("trace '{}' belongs to test '{}', not to {}", given.replay, t.header.test, id));
+  run.opts.seed = t.header.seed;
+  run.opts.memory = t.header.memory;
+  run.opts.detect_races = t.header.detect_races;
+  (void)scenario_of(run, t, fmt::format("trace '{}' of test {}", given.replay, id));
+  const heddle::result r =
+      heddle::detail::explore_as_given(given, explore_body(run), {id, heddle::detail::test_binary_path()});
+  json record = {{"test", id}};
+  if (r.divergence || !r.bug) {
+    record["status"] = "diverged";
+    record["message"] = r.divergence.value_or("the replay ended without the failure the trace recorded");
+  } else {
+    std::string kind(to_string(r.bug->kind));
+    std::string message = r.bug->message;
+    if (const std::size_t colon = message.find(": "); r.bug->kind == bug_kind::assertion && colon != std::string::npos) {
+      kind = message.substr(0, colon);
+      message.erase(0, colon + 2);
+    }
+    record["status"] = "bug";
+    record["bug"] = {{"kind", kind}, {"message", message}};
+    record["trace_file"] = given.replay;
+  }
+  return record;
+}
 
 json record_of(const std::string& id, const lincheck::options& o, const result& r) {
   const double seconds = std::chrono::duration<double>(r.elapsed).count();
@@ -72,6 +107,11 @@ json record_of(const std::string& id, const lincheck::options& o, const result& 
     // The report's first line, without its prefix, is the one-line message.
     std::string line = r.failure->report.substr(0, r.failure->report.find('\n'));
     if (const std::string prefix = "heddle lincheck: "; line.starts_with(prefix)) line.erase(0, prefix.size());
+    // A crash says where first, as heddle's crashes do.
+    if (r.failure->kind == "crash")
+      line = fmt::format("{} (test {}, scenario {} of {}{})", r.failure->message, id, r.failure->scenario_index,
+                         o.scenarios,
+                         r.failure->reductions > 0 ? fmt::format(", minimized from {} calls", r.failure->original_calls) : "");
     record["bug"] = {{"kind", r.failure->kind}, {"message", line}};
     record["report"] = r.failure->report;
     if (!r.failure->trace_file.empty()) record["trace_file"] = r.failure->trace_file;
@@ -89,32 +129,17 @@ void run_test(const char* suite, const char* name, const char* file, int line, c
     run.opts = overridden(d.opts);
     const heddle::options given = heddle::detail::with_overrides({});
     if (heddle::detail::option_given("replay")) {
-      // A failure's trace (crash_trace.hpp): a crash kills the process again;
-      // another failure comes back as a bug, as `heddle replay` expects.
-      const replay_result again = replay_trace(run, given.replay, id, results);
-      if (again.reproduced) {
-        record["status"] = "bug";
-        record["bug"] = {{"kind", again.kind}, {"message", again.message}};
-        record["trace_file"] = given.replay;
-      } else {
-        record["status"] = "diverged";
-        record["message"] = again.message;
-      }
-      ADD_FAILURE_AT(file, line) << (again.reproduced ? again.kind + ": " : std::string{}) << again.message;
+      record = replay_record(id, run, given);
+      ADD_FAILURE_AT(file, line) << (record.contains("bug") ? record["bug"].dump() : record["message"].dump());
       heddle::detail::append_test_result(record);
       return;
     }
     // Under `heddle test` GoogleTest's output is kept aside: the report goes
     // to stderr, as HEDDLE_TEST's do. Otherwise the failure carries it.
     run.opts.print_report = !results.empty();
-    // Under `heddle test` (which always passes --parallel), or asked for one
-    // of its options, the runner searches (check_in_runner); otherwise check().
-    using heddle::detail::option_given;
-    const bool runner = option_given("parallel") || option_given("shard") || option_given("time_budget") ||
-                        option_given("check_determinism");
+    // The runner searches, with the options `heddle test` or the flags gave.
     const std::string directory = heddle::detail::test_directory(given, {id, {}});
-    const result r = runner ? check_in_runner(run, given, id, results, directory)
-                            : check_as(run, id, results, directory);
+    const result r = check_in_runner(run, given, id, directory);
     record = record_of(id, run.opts, r);
     if (r.failure) ADD_FAILURE_AT(file, line) << r.failure->report;
   } catch (const std::exception& e) {  // declaration_error, usage_error: one line

@@ -103,4 +103,12 @@ std::string format_report(const operation_names& names, const failing_run& f, co
   return out;
 }
 
+std::string replay_hint(const std::string& program, const std::string& test, const std::string& trace_file,
+                        std::string_view verb) {
+  if (trace_file.empty()) return {};
+  return fmt::format("\nThe trace of this run: {}\nIt {} again with: heddle replay {} (or {} --gtest_filter={} "
+                     "--heddle_replay={})\n",
+                     trace_file, verb, trace_file, program, test, trace_file);
+}
+
 }  // namespace heddle::lincheck::detail

@@ -61,7 +61,9 @@ result replay(options opts, const std::function<void()>& body, const test_identi
   const auto started = std::chrono::steady_clock::now();
   replaying.begin_iteration(index, iteration_seed(opts.seed, index));
   guard.begin_iteration(index);
+  set_iteration_arguments(recorded.header.arguments);  // the test's input, as minimization left it
   const iteration_outcome& outcome = engine.run(replaying, body);
+  set_iteration_arguments({});
   guard.end_iteration();
   stats.add(make_record(index, outcome));
   if (outcome.stopped) {
@@ -160,7 +162,8 @@ result explore(const options& given, std::function<void()> body, const test_iden
   return detail::explore_as_given(detail::with_overrides(given), std::move(body), id);
 }
 
-result detail::explore_as_given(const options& opts, std::function<void()> body, const test_identity& id) {
+result detail::explore_as_given(const options& opts, std::function<void()> body, const test_identity& id,
+                                input_reduction reduce) {
   set_active_suppressions(opts);
   if (!opts.replay.empty()) return replay(opts, body, id);
   // A bad spec is a usage error before anything runs, here as in workers.
@@ -169,7 +172,7 @@ result detail::explore_as_given(const options& opts, std::function<void()> body,
   // reads-from choices it does not know and call the rest "verified".
   if (opts.memory_model == memory_model::rc11 && probe->describe().find("dpor") != std::string::npos)
     throw usage_error("dpor explores sequentially consistent interleavings only; use dfs for --memory-model rc11");
-  const run_context run{opts, id, std::move(body), test_directory(opts, id)};
+  const run_context run{opts, id, std::move(body), test_directory(opts, id), std::move(reduce)};
   result res = opts.parallel == 0 ? run_here(run) : run_workers(run);
   // Counted in shared memory, so workers' suppressed races are here too.
   for (std::size_t i = 0; i < active_suppressions().entries.size(); ++i) res.stats.races_suppressed += suppressed_count(i);

@@ -25,6 +25,7 @@ struct finalize_context {
   const options& opts;
   const std::function<void()>& body;
   const test_identity& id;
+  const input_reduction* reduce = nullptr;  // the test's smaller inputs (lincheck's calls)
 };
 
 finalized_bug finalize_trace(const trace& recorded, const iteration_outcome& outcome, const finalize_context& ctx);

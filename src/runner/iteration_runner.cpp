@@ -130,7 +130,7 @@ iteration_runner::iteration_runner(const run_context& run, signature_table& sign
 iteration_runner::~iteration_runner() = default;
 
 void finalize_group(bug_group& g, const iteration_outcome& outcome, const run_context& run) {
-  const finalized_bug f = finalize_trace(g.trace, outcome, {run.opts, run.body, run.id});
+  const finalized_bug f = finalize_trace(g.trace, outcome, {run.opts, run.body, run.id, &run.reduce});
   g.minimized_trace = f.saved;
   report_context ctx{run.id.test, run.id.program, {}, g.first_iteration, 0, false};
   const std::vector<timeline> t = f.timelines();

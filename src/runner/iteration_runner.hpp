@@ -23,6 +23,7 @@
 #include "engine/strategy.hpp"
 #include "heddle/explore.hpp"
 #include "runner/crash_guard.hpp"
+#include "runner/minimize.hpp"
 #include "runner/step_log.hpp"
 
 namespace heddle::detail {
@@ -34,13 +35,16 @@ struct run_context {
   test_identity id;
   std::function<void()> body;
   std::string directory;  // where traces go (--out/<test>), empty: not written
+  input_reduction reduce;  // how the test's input shrinks (minimize.hpp), if it can
 };
 
 std::string test_directory(const options& o, const test_identity& id);
 // explore() with `opts` as they are: for a kind of test whose own options
 // already took the HEDDLE_* variables and --heddle_* flags (lincheck, whose
 // --iterations counts runs per scenario).
-result explore_as_given(const options& opts, std::function<void()> body, const test_identity& id);
+// `reduce`: how the kind of test shrinks its input along with the schedule.
+result explore_as_given(const options& opts, std::function<void()> body, const test_identity& id,
+                        input_reduction reduce = {});
 // The backend options::backend names (fibers or threads).
 std::unique_ptr<backend> make_backend(const options& o);
 trace_header make_header(const options& o, const test_identity& id, std::string strategy, std::uint64_t iteration);

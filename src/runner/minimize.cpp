@@ -34,6 +34,8 @@
 #include "runner/crash_guard.hpp"
 #include "runner/step_log.hpp"
 #include "strategies/guided.hpp"
+#include "strategies/rng.hpp"
+#include "strategies/strategies.hpp"
 
 namespace heddle::detail {
 namespace {
@@ -52,6 +54,11 @@ std::string masked(std::string_view message) {
 }
 
 bool is_crash(const bug& b) { return b.kind == bug_kind::crash || b.kind == bug_kind::stack_overflow; }
+
+std::vector<std::string>& arguments_now() {
+  static std::vector<std::string> arguments;
+  return arguments;
+}
 
 // What a candidate run in a process of its own tells the minimizer, in
 // shared memory: its crash (crash_guard fills the note), the guided
@@ -104,10 +111,13 @@ class publishing_strategy final : public strategy {
 
 class minimizer {
  public:
-  minimizer(const std::function<void()>& body, const trace& original, const minimize_limits& limits)
+  minimizer(const std::function<void()>& body, const trace& original, const minimize_limits& limits,
+            const input_reduction* reduce)
       : body_(body),
         original_(original),
         limits_(limits),
+        reduce_(reduce),
+        arguments_(original.header.arguments),
         started_(std::chrono::steady_clock::now()),
         step_limit_(std::max<std::uint64_t>(4 * original.steps.size(), original.steps.size() + 1000)),
         fibers_(limits.stack_size),
@@ -128,6 +138,7 @@ class minimizer {
       return finish(m, "the trace does not replay exactly to the same bug");
     m.original = first.run;
     best_ = std::move(first);
+    reduce_input();
 
     // 2 and 3, again while a round improves: a shorter run has new keys
     // that the next round can work on.
@@ -292,12 +303,14 @@ class minimizer {
     ++runs_;
     if (region_) return attempt_isolated(std::move(g), out, exact);
     guided_strategy s(std::move(g));
+    set_iteration_arguments(arguments_);
     s.begin_iteration(original_.header.iteration, 0);
     const iteration_outcome& o = engine_.run(s, body_);
     s.end_iteration({o.steps.size(), o.found.has_value(), o.hit_max_steps});
-    if (!o.found || o.stopped || !same_bug(*o.found, *original_.found)) return false;
+    if (!o.found || o.stopped || !same(*o.found)) return false;
     if (exact && (s.missed() != 0 || o.trace_steps() != original_.steps)) return false;
     out.run.trace.header = original_.header;
+    out.run.trace.header.arguments = arguments_;
     out.run.trace.steps = o.trace_steps();
     out.run.trace.found = o.found;
     out.run.outcome = o;
@@ -326,39 +339,16 @@ class minimizer {
   // crash it should end in kills; a child that outlives the time budget (a
   // candidate that hangs) is killed.
   bool attempt_isolated(guide g, candidate& out, bool exact) {
-    channel_->note.signal.store(0);
-    channel_->deviations.store(0);
-    channel_->missed.store(0);
-    channel_->finished.store(0);
     guided_strategy s(std::move(g));
     publishing_strategy published(s, *channel_, slots_, capacity_);
-    streaming_strategy streamed(published, *log_);
-    const pid_t child = ::fork();
-    if (child < 0) return false;
-    if (child == 0) {
-      {
-        crash_guard guard(engine_, original_.header, {}, {}, &channel_->note);
-        streamed.begin_iteration(original_.header.iteration, 0);
-        guard.begin_iteration(original_.header.iteration);
-        (void)engine_.run(streamed, body_);
-        guard.end_iteration();
-      }
-      channel_->finished.store(1, std::memory_order_release);
-      ::_exit(0);
-    }
-    const int status = wait_for(child);
-    if (!WIFSIGNALED(status) || channel_->note.signal.load(std::memory_order_acquire) == 0) return false;
     bug b;
-    b.kind = channel_->note.kind;
-    b.message = channel_->note.message;
-    b.operation = channel_->note.operation;
-    b.operation_name = channel_->note.operation_name;
-    std::vector<trace_step> steps = log_->snapshot();
-    b.step = steps.size();
-    if (!same_bug(b, *original_.found)) return false;
+    std::vector<trace_step> steps;
+    if (!crashed_in_child(published, b, steps)) return false;
+    if (!same(b)) return false;
     if (exact && (channel_->missed.load() != 0 || steps != original_.steps)) return false;
     out.deviations.assign(slots_, slots_ + channel_->deviations.load(std::memory_order_acquire));
     out.run.trace.header = original_.header;
+    out.run.trace.header.arguments = arguments_;
     out.run.trace.steps = std::move(steps);
     out.run.trace.found = b;
     out.run.outcome = {};
@@ -371,6 +361,92 @@ class minimizer {
       out.run.preemption_steps.push_back(d.step);
     }
     return true;
+  }
+
+  // Runs one iteration under `s` in a child process; true when it crashed,
+  // with its bug and decisions.
+  bool crashed_in_child(strategy& s, bug& b, std::vector<trace_step>& steps, std::uint64_t seed = 0) {
+    channel_->note.signal.store(0);
+    channel_->deviations.store(0);
+    channel_->missed.store(0);
+    channel_->finished.store(0);
+    streaming_strategy streamed(s, *log_);
+    const pid_t child = ::fork();
+    if (child < 0) return false;
+    if (child == 0) {
+      {
+        set_iteration_arguments(arguments_);
+        crash_guard guard(engine_, original_.header, {}, {}, &channel_->note);
+        streamed.begin_iteration(original_.header.iteration, seed);
+        guard.begin_iteration(original_.header.iteration);
+        (void)engine_.run(streamed, body_);
+        guard.end_iteration();
+      }
+      channel_->finished.store(1, std::memory_order_release);
+      ::_exit(0);
+    }
+    const int status = wait_for(child);
+    if (!WIFSIGNALED(status) || channel_->note.signal.load(std::memory_order_acquire) == 0) return false;
+    b.kind = channel_->note.kind;
+    b.message = channel_->note.message;
+    b.operation = channel_->note.operation;
+    b.operation_name = channel_->note.operation_name;
+    steps = log_->snapshot();
+    b.step = steps.size();
+    return true;
+  }
+
+  // A run under fresh random schedule number `n`, made the candidate (its
+  // deviations from following its own steps) when it ends in the bug.
+  bool attempt_fresh(std::uint64_t n, candidate& out) {
+    if (!within_budget()) return false;
+    ++runs_;
+    const std::unique_ptr<strategy> fresh = make_random_strategy();
+    const std::uint64_t seed = iteration_seed(original_.header.seed ^ runs_, n);
+    std::vector<trace_step> steps;
+    if (region_) {
+      bug b;
+      if (!crashed_in_child(*fresh, b, steps, seed) || !same(b)) return false;
+    } else {
+      set_iteration_arguments(arguments_);
+      fresh->begin_iteration(original_.header.iteration, seed);
+      const iteration_outcome& o = engine_.run(*fresh, body_);
+      if (!o.found || o.stopped || !same(*o.found)) return false;
+      steps = o.trace_steps();
+    }
+    return attempt({std::move(steps), {}, step_limit_}, out);
+  }
+
+  bool same(const bug& b) const {
+    return reduce_ != nullptr && reduce_->same ? reduce_->same(b, *original_.found) : same_bug(b, *original_.found);
+  }
+
+  // 0. Smaller inputs, greedily: the first candidate that still ends in the
+  // bug is kept, on the failing schedule if it can be, and the next round
+  // starts from it.
+  void reduce_input() {
+    if (reduce_ == nullptr || !reduce_->candidates) return;
+    for (bool progress = true; progress && within_budget();) {
+      progress = false;
+      for (std::vector<std::string>& input : reduce_->candidates(best_.run.trace)) {
+        const std::vector<std::string> kept_arguments = std::exchange(arguments_, input);
+        candidate c;
+        bool on_schedule = attempt({{}, best_.deviations, step_limit_}, c);
+        bool found = on_schedule;
+        for (std::uint64_t n = 0; !found && n < reduce_->fresh_schedules && within_budget(); ++n)
+          found = attempt_fresh(n, c);
+        if (!found) {
+          arguments_ = kept_arguments;
+          continue;
+        }
+        if (reduce_->accepted) reduce_->accepted(input, on_schedule);
+        arguments_ = input;
+        c.run.trace.header.arguments = input;
+        best_ = std::move(c);
+        progress = true;
+        break;
+      }
+    }
   }
 
   // The child's wait status; killed when the time budget runs out first.
@@ -386,6 +462,8 @@ class minimizer {
   const std::function<void()>& body_;
   const trace& original_;
   minimize_limits limits_;
+  const input_reduction* reduce_;
+  std::vector<std::string> arguments_;  // the input of the runs now: the best run's, or a candidate's
   std::chrono::steady_clock::time_point started_;
   std::uint64_t step_limit_;  // a completion that spins is stopped here
   fiber_backend fibers_;
@@ -408,8 +486,12 @@ bool same_bug(const bug& a, const bug& b) {
   return a.where.file == b.where.file && a.where.line == b.where.line;
 }
 
-minimization minimize(const std::function<void()>& body, const trace& original, const minimize_limits& limits) {
-  return minimizer(body, original, limits).run();
+const std::vector<std::string>& iteration_arguments() { return arguments_now(); }
+void set_iteration_arguments(std::vector<std::string> arguments) { arguments_now() = std::move(arguments); }
+
+minimization minimize(const std::function<void()>& body, const trace& original, const minimize_limits& limits,
+                      const input_reduction* reduce) {
+  return minimizer(body, original, limits, reduce).run();
 }
 
 }  // namespace heddle::detail

@@ -12,6 +12,15 @@
 // a stack overflow) each candidate runs in a forked process of its own, so a
 // candidate that crashes takes only that process down; such runs bring back
 // their schedule and bug but no operation names.
+//
+// A kind of test whose input can shrink too (lincheck: the calls of a
+// scenario) gives an input_reduction: before the schedule is minimized, the
+// minimizer tries its smaller inputs, biggest removal first, each following
+// the failing schedule first (its deviations, keyed by operation progress, so
+// the other operations keep their order) and then fresh random schedules, and
+// keeps one that still ends in the same bug; until no candidate does. The
+// input is the trace header's `arguments`: the body reads it with
+// iteration_arguments(), and a replay of the saved trace runs it again.
 #pragma once
 
 #include <chrono>
@@ -42,6 +51,22 @@ struct recorded_run {
   std::vector<std::uint64_t> preemption_steps;  // indices of the steps that preempted
 };
 
+// The input of the iteration running now: the replayed or minimized trace's
+// header arguments; empty while a strategy searches.
+const std::vector<std::string>& iteration_arguments();
+void set_iteration_arguments(std::vector<std::string> arguments);
+
+struct input_reduction {
+  // Smaller inputs than `best`'s (its header arguments, its steps), biggest removal first.
+  std::function<std::vector<std::vector<std::string>>(const trace& best)> candidates;
+  // Whether a run's bug is the original's (default: same_bug()).
+  std::function<bool(const bug& found, const bug& original)> same;
+  // Told about each input kept, and whether the failing schedule kept it (the
+  // input may record that); may be empty.
+  std::function<void(std::vector<std::string>& kept, bool on_schedule)> accepted;
+  std::uint64_t fresh_schedules = 50;  // random schedules per candidate when the recorded one passes
+};
+
 struct minimization {
   // False when the trace was left as it is; `reason` then says why.
   bool minimized = false;
@@ -57,6 +82,7 @@ struct minimization {
 // livelocks, which are states of the whole program, source location agree.
 bool same_bug(const bug& a, const bug& b);
 
-minimization minimize(const std::function<void()>& body, const trace& original, const minimize_limits& limits = {});
+minimization minimize(const std::function<void()>& body, const trace& original, const minimize_limits& limits = {},
+                      const input_reduction* reduce = nullptr);
 
 }  // namespace heddle::detail

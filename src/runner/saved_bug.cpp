@@ -25,13 +25,13 @@ void write_all(int fd, std::string_view text) {
 }
 
 [[noreturn]] void minimize_in_child(int fd, const std::function<void()>& body, const trace& recorded,
-                                    const minimize_limits& limits) {
+                                    const minimize_limits& limits, const input_reduction* reduce) {
   // A candidate that crashes ends this child, quietly: the run's crash
   // handlers would save the wrong schedule.
   for (int signal : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT}) std::signal(signal, SIG_DFL);
   const rlimit no_core{0, 0};
   ::setrlimit(RLIMIT_CORE, &no_core);
-  const minimization m = minimize(body, recorded, limits);
+  const minimization m = minimize(body, recorded, limits, reduce);
   std::string text = fmt::format("heddle-minimized {} {} {}\n", m.minimized ? 1 : 0, m.runs, m.elapsed.count());
   if (m.minimized) {
     const timeline original =
@@ -47,7 +47,7 @@ void write_all(int fd, std::string_view text) {
 
 // What the child said, or why it said nothing.
 std::string run_child(const std::function<void()>& body, const trace& recorded, const minimize_limits& limits,
-                      std::string& failure) {
+                      const input_reduction* reduce, std::string& failure) {
   int fds[2];
   if (::pipe(fds) != 0) {
     failure = "the minimizer's pipe could not be created";
@@ -62,7 +62,7 @@ std::string run_child(const std::function<void()>& body, const trace& recorded, 
   }
   if (child == 0) {
     ::close(fds[0]);
-    minimize_in_child(fds[1], body, recorded, limits);
+    minimize_in_child(fds[1], body, recorded, limits, reduce);
   }
   ::close(fds[1]);
   std::string text;
@@ -99,13 +99,13 @@ std::string run_child(const std::function<void()>& body, const trace& recorded, 
 }  // namespace
 
 finalized_bug finalize_bug(const std::function<void()>& body, const trace& recorded, const iteration_outcome& outcome,
-                           const minimize_limits& limits, bool enabled) {
+                           const minimize_limits& limits, bool enabled, const input_reduction* reduce) {
   finalized_bug f;
   if (!enabled) f.reason = "minimization is off";
   else if (!recorded.found) f.reason = "the trace records no bug";
 
   if (f.reason.empty()) {
-    const std::string said = run_child(body, recorded, limits, f.reason);
+    const std::string said = run_child(body, recorded, limits, reduce, f.reason);
     if (f.reason.empty()) {
       const auto newline = said.find('\n');
       std::istringstream header(said.substr(0, newline));

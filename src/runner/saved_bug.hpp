@@ -49,6 +49,7 @@ struct finalized_bug {
 // `outcome`: the engine's record of the recorded iteration (names, objects,
 // source locations), used when the trace is saved as recorded.
 finalized_bug finalize_bug(const std::function<void()>& body, const trace& recorded, const iteration_outcome& outcome,
-                           const minimize_limits& limits = {}, bool enabled = true);
+                           const minimize_limits& limits = {}, bool enabled = true,
+                           const input_reduction* reduce = nullptr);
 
 }  // namespace heddle::detail

@@ -135,6 +135,12 @@ iteration_record make_record(std::uint64_t index, const iteration_outcome& outco
   r.hit_max_steps = outcome.hit_max_steps;
   r.bug = outcome.found.has_value();
   r.weak_order = outcome.weak_order;
+  for (const step_record& s : outcome.steps) {
+    if (s.step.kind != step_kind::schedule || s.step.object == 0 || s.step.object >= outcome.objects.size()) continue;
+    const object_kind kind = outcome.objects[s.step.object].kind;
+    r.atomic_steps += kind == object_kind::atomic ? 1 : 0;
+    r.memory_steps += kind == object_kind::variable ? 1 : 0;
+  }
   return r;
 }
 
@@ -150,6 +156,8 @@ void statistics_accumulator::add(const iteration_record& r) {
   stats_.steps_max = std::max(stats_.steps_max, r.steps);
   stats_.max_enabled = std::max<std::uint64_t>(stats_.max_enabled, r.max_enabled);
   stats_.max_steps_hits += r.hit_max_steps ? 1 : 0;
+  stats_.atomic_steps += r.atomic_steps;
+  stats_.memory_steps += r.memory_steps;
   stats_.buggy_iterations += r.bug ? 1 : 0;
   stats_.weak_order_iterations += r.weak_order ? 1 : 0;
   pending_.push_back({r.schedule_hash, r.end_state, r.has_end_state});
@@ -188,6 +196,8 @@ void merge(statistics& a, const statistics& b) {
   a.iterations += b.iterations;
   a.steps_total += b.steps_total;
   a.max_steps_hits += b.max_steps_hits;
+  a.atomic_steps += b.atomic_steps;
+  a.memory_steps += b.memory_steps;
   a.races_suppressed += b.races_suppressed;
   a.buggy_iterations += b.buggy_iterations;
   a.weak_order_iterations += b.weak_order_iterations;

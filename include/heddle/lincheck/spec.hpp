@@ -595,10 +595,6 @@ namespace detail {
 // with the report (or the declaration error) when it fails, and the test's
 // record for `heddle test`.
 void run_test(const char* suite, const char* name, const char* file, int line, const declaration& d);
-// check(), naming the test and the result file in a crash's message and
-// record; a failure's trace goes to `trace_directory` (none when empty).
-result check_as(const declaration& d, const std::string& test, const std::string& result_file,
-                const std::string& trace_directory = {});
 // Runs one given scenario as check() runs a generated one (the RapidCheck
 // front end, which shrinks on its own, turns minimization off).
 result check_scenario(const declaration& d, const scenario& sc);
