@@ -169,7 +169,7 @@ void iteration_runner::warm_up(std::uint64_t index) { run_one(index); }
 iteration_report iteration_runner::process(std::uint64_t index, const bug_decider& decide) {
   iteration_report out;
   const iteration_outcome& outcome = run_one(index);
-  out.record = make_record(index, outcome);
+  out.record = make_record(index, outcome, &engine_);
 
   if (outcome.found) {
     const std::string signature = root_cause(*outcome.found, outcome.blocked_at);

@@ -124,7 +124,7 @@ std::uint64_t distinct_counter::count() const {
   return std::max<std::uint64_t>(exact_.size() + 1, static_cast<std::uint64_t>(std::llround(estimate)));
 }
 
-iteration_record make_record(std::uint64_t index, const iteration_outcome& outcome) {
+iteration_record make_record(std::uint64_t index, const iteration_outcome& outcome, engine* ran) {
   iteration_record r;
   r.index = index;
   r.steps = outcome.steps.size();
@@ -135,9 +135,13 @@ iteration_record make_record(std::uint64_t index, const iteration_outcome& outco
   r.hit_max_steps = outcome.hit_max_steps;
   r.bug = outcome.found.has_value();
   r.weak_order = outcome.weak_order;
+  // The outcome keeps the objects only with a bug; the engine that ran the
+  // iteration still has them until the next one begins.
   for (const step_record& s : outcome.steps) {
-    if (s.step.kind != step_kind::schedule || s.step.object == 0 || s.step.object >= outcome.objects.size()) continue;
-    const object_kind kind = outcome.objects[s.step.object].kind;
+    if (s.step.kind != step_kind::schedule || s.step.object == 0) continue;
+    const bool kept = s.step.object < outcome.objects.size();
+    if (!kept && ran == nullptr) continue;
+    const object_kind kind = kept ? outcome.objects[s.step.object].kind : ran->object(s.step.object).kind;
     r.atomic_steps += kind == object_kind::atomic ? 1 : 0;
     r.memory_steps += kind == object_kind::variable ? 1 : 0;
   }

@@ -21,7 +21,9 @@ namespace heddle::detail {
 std::uint64_t schedule_hash(const iteration_outcome& outcome);
 std::uint64_t schedule_hash(const std::vector<trace_step>& steps);
 
-iteration_record make_record(std::uint64_t index, const iteration_outcome& outcome);
+// `ran`: the engine that ran it, which still knows the objects its decisions
+// touched (atomic_steps, memory_steps).
+iteration_record make_record(std::uint64_t index, const iteration_outcome& outcome, engine* ran = nullptr);
 
 // A set of 64-bit hashes: open addressing with linear probing in one flat
 // table. An insert is one probe into memory the set owns, where
