@@ -114,6 +114,7 @@ void engine::reset() {
   outcome_.blocked_at.clear();
   outcome_.hit_max_steps = false;
   outcome_.weak_order = false;
+  outcome_.weak_notes.clear();
   outcome_.stopped.reset();
   outcome_.max_enabled = 0;
   outcome_.state_hash.reset();

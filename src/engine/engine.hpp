@@ -11,6 +11,7 @@
 // destructors run) in reverse creation order, children before parents.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -107,6 +108,22 @@ struct step_record {
   static constexpr operation_id woke_nobody = ~operation_id{0};
 };
 
+// Under rc11, a load that read a store older than the newest in modification
+// order (mo), or a store placed before newer ones: what a report says about it
+// (runner/timeline.cpp). weak_memory writes it on the step of its choice.
+struct weak_note {
+  std::size_t step = 0;  // index in iteration_outcome::steps
+  bool placed = false;   // a store placed before newer ones; else a stale read
+  std::memory_order order = std::memory_order_seq_cst;
+  operation_id read_by = 0;  // the store read: its writer, 0 for the initial value
+  std::source_location read_where;
+  std::uint32_t newer = 0;  // stores after the one read (or placed) in mo
+  operation_id newest_by = 0;  // the newest of them
+  std::source_location newest_where;
+  std::uint64_t newest_bits = 0;  // its value's bytes, as a little-endian number
+  std::uint8_t newest_size = 0;
+};
+
 // Everything an iteration leaves behind, for reports, traces and strategies.
 struct iteration_outcome {
   std::optional<bug> found;
@@ -121,6 +138,7 @@ struct iteration_outcome {
   // heddle ran it as seq_cst, so the iteration covered only sequentially
   // consistent behaviour of it.
   bool weak_order = false;
+  std::vector<weak_note> weak_notes;  // rc11: stale reads and stores placed early, by step
   std::optional<std::string> stopped;  // the strategy stopped the iteration (reason)
   std::uint64_t max_enabled = 0;
   // The test's last heddle::state_hash of the iteration, if it called it.
@@ -198,6 +216,18 @@ class engine {
   void set_call_pc(std::uintptr_t pc) noexcept { ops_[running_].pc = pc; }
   // An atomic operation with an order weaker than seq_cst ran (iteration_outcome::weak_order).
   void note_weak_order() noexcept { outcome_.weak_order = true; }
+  // rc11: a note on the running operation's current step (weak_note); none
+  // when it has no step of its own this turn.
+  void note_weak(weak_note note) {
+    if (current_step() == nullptr) return;
+    note.step = outcome_.steps.size() - 1;
+    outcome_.weak_notes.push_back(note);
+  }
+  // Where the running operation's current step is, for a note that needs it.
+  std::source_location step_where() noexcept {
+    const step_record* r = current_step();
+    return r != nullptr ? r->where : std::source_location{};
+  }
 
   // The test's own summary of its current state (heddle::state_hash).
   void set_state_hash(std::uint64_t value) noexcept {

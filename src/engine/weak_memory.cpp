@@ -53,6 +53,7 @@ weak_memory::location& weak_memory::at(object_id x, const void* current, std::si
   location& l = locations_[x];
   if (!l.live) {  // first use in this iteration: its value now is the initial store
     l.live = true;
+    l.size = static_cast<std::uint8_t>(size);
     store_record initial;
     std::memcpy(initial.value, current, size);
     initial.message = fresh_view();
@@ -81,12 +82,13 @@ void weak_memory::join(view& into, const view& from) const {
 }
 
 std::uint32_t weak_memory::insert(object_id x, std::size_t at_position, const void* value, std::size_t size,
-                                  operation_id by) {
+                                  operation_id by, const std::source_location& where) {
   location& l = locations_[x];
   const auto store = static_cast<std::uint32_t>(l.stores.size());
   store_record r;
   std::memcpy(r.value, value, size);
   r.by = by;
+  r.where = where;
   r.message = fresh_view();
   l.stores.push_back(std::move(r));
   l.order.insert(l.order.begin() + static_cast<std::ptrdiff_t>(at_position), store);
@@ -110,6 +112,23 @@ void weak_memory::message_of_store(op_state& o, object_id x, bool release, std::
   }
 }
 
+void weak_memory::note(object_id x, std::uint32_t store, bool placed, std::memory_order order) {
+  const location& l = locations_[x];
+  const store_record& read = l.stores[store];
+  const store_record& newest = l.stores[l.order.back()];
+  weak_note n;
+  n.placed = placed;
+  n.order = order;
+  n.read_by = read.by;
+  n.read_where = read.where;
+  n.newer = static_cast<std::uint32_t>(l.order.size() - 1 - position(x, store));
+  n.newest_by = newest.by;
+  n.newest_where = newest.where;
+  n.newest_size = l.size;
+  std::memcpy(&n.newest_bits, newest.value, std::min<std::size_t>(l.size, sizeof n.newest_bits));
+  engine_.note_weak(n);
+}
+
 void weak_memory::load(object_id x, std::memory_order order, void* value, std::size_t size, bool latest,
                        const std::source_location& loc) {
   location& l = at(x, value, size);
@@ -125,6 +144,7 @@ void weak_memory::load(object_id x, std::memory_order order, void* value, std::s
   if (candidates > 1) k = engine_.choose({step_kind::choose_int, candidates, false, point_kind::read, x}, loc);
   const std::uint32_t store = l.order[l.order.size() - 1 - k];
   last_read_ = store;
+  if (k > 0) note(x, store, false, order);
   raise(o.current, x, store);
   const view& message = locations_[x].stores[store].message;
   join(is_acquire(order) ? o.current : o.pending_acquire, message);
@@ -150,8 +170,9 @@ bool weak_memory::store(object_id x, std::memory_order order, const void* curren
   for (std::uint64_t skipped = 0; skipped < k;)
     if (allowed(--place)) ++skipped;
   const bool newest = place == l.order.size();
-  const std::uint32_t store = insert(x, place, value, size, me);
+  const std::uint32_t store = insert(x, place, value, size, me, loc);
   last_written_ = store;
+  if (!newest) note(x, store, true, order);
   raise(o.current, x, store);
   message_of_store(o, x, is_release(order), store, locations_[x].stores[store].message);
   if (order == std::memory_order_seq_cst) raise(sc_, x, store);
@@ -170,7 +191,7 @@ void weak_memory::rmw(object_id x, std::memory_order order, const void* before, 
   join(is_acquire(order) ? o.current : o.pending_acquire, l.stores[read].message);
   if (wrote) {
     l.stores[read].read_by_rmw = true;
-    const std::uint32_t store = insert(x, l.order.size(), after, size, me);  // may move l.stores
+    const std::uint32_t store = insert(x, l.order.size(), after, size, me, engine_.step_where());  // may move l.stores
     last_written_ = store;
     raise(o.current, x, store);
     view& message = l.stores[store].message;

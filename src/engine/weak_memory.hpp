@@ -63,11 +63,13 @@ class weak_memory {
   struct store_record {
     unsigned char value[16];
     operation_id by = 0;  // 0: the location's value when the iteration first used it
+    std::source_location where;  // of the storing operation, for reports
     bool read_by_rmw = false;  // a read-modify-write follows it immediately in mo
     view message;
   };
   struct location {
     bool live = false;
+    std::uint8_t size = 0;  // of its values, in bytes (at most 16)
     std::vector<store_record> stores;  // creation order
     std::vector<std::uint32_t> order;  // mo: store indices
     std::vector<std::uint32_t> position;  // position[store] = its index in `order`
@@ -88,7 +90,11 @@ class weak_memory {
   void join(view& into, const view& from) const;
   void raise(view& v, object_id x, std::uint32_t store) const;
   std::uint32_t seen(const view& v, object_id x) const { return x < v.size() ? v[x] : 0; }
-  std::uint32_t insert(object_id x, std::size_t at_position, const void* value, std::size_t size, operation_id by);
+  std::uint32_t insert(object_id x, std::size_t at_position, const void* value, std::size_t size, operation_id by,
+                       const std::source_location& where);
+  // The report's note on the running step: a load read `store`, or a store was
+  // placed as `store`, with newer stores after it in mo.
+  void note(object_id x, std::uint32_t store, bool placed, std::memory_order order);
   void message_of_store(op_state& o, object_id x, bool release, std::uint32_t store, view& message);
   view fresh_view();
 
