@@ -12,6 +12,9 @@
 // value a read, rmw or compare-exchange saw, as text (null: none). A
 // compare-exchange adds [expected, succeeded]: the value it expected, as
 // text, and whether it saw it.
+// "weak_memory", present under rc11 when the model noted something, holds
+// [step, text] pairs: what a stale read read and missed, or where a store was
+// placed (runner/weak_note_text.hpp).
 // "preemptions" is present when they were measured.
 #include "runner/timeline.hpp"
 
@@ -22,6 +25,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/names.hpp"
+#include "runner/weak_note_text.hpp"
 
 namespace heddle::detail {
 namespace {
@@ -74,6 +78,10 @@ json annotations_json(const timeline& t) {
     steps.push_back(std::move(step));
   }
   json a = {{"operations", t.operation_names}, {"steps", std::move(steps)}};
+  json weak = json::array();
+  for (std::size_t i = 0; i < t.steps.size(); ++i)
+    if (!t.steps[i].weak.empty()) weak.push_back(json::array({i, t.steps[i].weak}));
+  if (!weak.empty()) a["weak_memory"] = std::move(weak);
   if (t.preemptions) a["preemptions"] = *t.preemptions;
   return a;
 }
@@ -134,6 +142,15 @@ timeline timeline_from_object(std::string label, const json& j) {
       step.succeeded = s[8].get<bool>();
     }
   }
+  if (const auto w = a->find("weak_memory"); w != a->end()) {
+    if (!w->is_array()) throw bad("has \"weak_memory\" that is not an array");
+    for (const json& n : *w) {
+      if (!n.is_array() || n.size() != 2 || !n[0].is_number_unsigned() || !n[1].is_string() ||
+          n[0].get<std::size_t>() >= t.steps.size())
+        throw bad("has a \"weak_memory\" entry that is not [step, text] for a step of the trace");
+      t.steps[n[0].get<std::size_t>()].weak = n[1].get<std::string>();
+    }
+  }
   if (const auto p = a->find("preemptions"); p != a->end()) {
     if (!p->is_number_unsigned()) throw bad("has \"preemptions\" that is not a count");
     t.preemptions = p->get<std::uint64_t>();
@@ -179,6 +196,10 @@ std::string choice_effect(const timeline_step& s, bool woke_known) {
     case point_kind::wait: return v != 0 ? fmt::format("spurious wake-up from {}", s.object) : "";
     case point_kind::rmw: return v != 0 ? "fails spuriously" : "";
     case point_kind::signal: return woke_known ? "" : fmt::format("wakes waiter {}", v);
+    // rc11: which store a load read, where a store went. The newest (0) needs
+    // no words; an older one has its weak-memory note (row_text) when known.
+    case point_kind::read:
+    case point_kind::write: return v != 0 && s.weak.empty() ? fmt::format("{} choice {}", to_string(s.step.point), v) : "";
     default: return fmt::format("{} choice {}", to_string(s.step.point), v);
   }
 }
@@ -227,7 +248,9 @@ std::string timeline::row_text(const timeline_row& row) const {
   bool woke_known = steps[row.first].woke != 0;
   for (std::size_t i = row.first + 1; i <= row.last; ++i) {
     const timeline_step& s = steps[i];
-    say(seen_text(s));
+    // A stale read's note continues its "saw 0": "saw 0 (relaxed) from ...".
+    const std::string seen = seen_text(s);
+    say(s.weak.empty() ? seen : seen.empty() ? s.weak : seen + " " + s.weak);
     if (s.woke == step_record::woke_nobody) say("wakes nobody (no waiter)");
     else if (s.woke != 0) say("wakes " + operation_title(s.woke));
     woke_known = woke_known || s.woke != 0;
@@ -248,6 +271,7 @@ recorded_annotations annotations_of(const iteration_outcome& o) {
   a.objects.reserve(o.objects.size());
   for (const object_state& s : o.objects) a.objects.emplace_back(s.kind, s.owner);
   a.found = o.found;
+  a.weak_notes = o.weak_notes;
   return a;
 }
 
@@ -297,6 +321,14 @@ timeline make_timeline(std::string label, const trace& t, const recorded_annotat
   if (o.found && o.found->operation >= 1 && o.found->operation <= tl.operation_names.size() &&
       tl.operation_names[o.found->operation - 1].empty())
     tl.operation_names[o.found->operation - 1] = o.found->operation_name;
+  // rc11's notes in words, once the operations' names are known. A stale
+  // read's newest store prints as the value the read itself saw is typed.
+  for (const weak_note& n : o.weak_notes) {
+    if (n.step >= tl.steps.size() || n.step >= o.steps.size()) continue;
+    const value_kind kind = n.placed ? value_kind::none : o.steps[n.step].seen_kind;
+    tl.steps[n.step].weak = weak_note_text(n, value_text(weak_note_value_bits(n, kind), kind),
+                                           [&](operation_id id) { return tl.operation_title(id); });
+  }
   if (preemption_steps != nullptr) {
     tl.preemptions = preemption_steps->size();
     for (std::uint64_t i : *preemption_steps)

@@ -46,6 +46,9 @@ struct timeline_step {
   std::string seen;
   std::string expected;    // "" unless a compare-exchange
   bool succeeded = false;  // a compare-exchange that saw what it expected
+  // rc11: what the weak-memory model says about this choice (a stale read,
+  // a store placed before newer ones; runner/weak_note_text.hpp), "" for none.
+  std::string weak;
 };
 
 // One row of an interleaving: a step of an operation, with the data choices
@@ -64,6 +67,7 @@ struct recorded_annotations {
   std::vector<std::string> operation_names;                   // index = operation id
   std::vector<std::pair<object_kind, operation_id>> objects;  // index = object id: kind, owner
   std::optional<bug> found;
+  std::vector<weak_note> weak_notes;  // rc11: stale reads and stores placed early
 };
 recorded_annotations annotations_of(const iteration_outcome& o);
 

@@ -5,7 +5,10 @@
 // not plain memory (push-button builds model neither yet).
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
 #include <memory>
+#include <string>
 
 #include "heddle/atomic.hpp"
 #include "heddle/explore.hpp"
@@ -76,11 +79,12 @@ TEST(weak_bugs, double_checked_locking_with_a_relaxed_flag) {
 }
 
 // Message passing: a consumer that sees the flag must see the data.
+unsigned data_store_line = 0;  // where message_passing stores the data, for the report test
 void message_passing(std::memory_order publish, std::memory_order check) {
   heddle::atomic<int> data{0};
   heddle::atomic<bool> ready{false};
   heddle::thread producer([&] {
-    data.store(7, std::memory_order_relaxed);
+    data.store(7, std::memory_order_relaxed), data_store_line = __LINE__;
     ready.store(true, publish);
   });
   heddle::thread consumer([&] {
@@ -103,6 +107,25 @@ TEST(weak_bugs, message_passing_with_a_relaxed_flag) {
   });
   EXPECT_TRUE(fixed) << fixed.report;
   EXPECT_TRUE(fixed.stats.exhausted);
+}
+
+// The report's row of a stale read says what it saw, which store it read and
+// which newer store it missed (docs/memory-model.md, "Reading a weak-memory
+// report"), and a trace file carries the words for a later report.
+TEST(weak_bugs, a_stale_read_says_which_store_it_read_and_which_it_missed) {
+  heddle::options o = quiet({.iterations = 10'000}, rc11);
+  o.out = ::testing::TempDir() + "heddle-weak-memory-report";
+  auto r = heddle::explore(o, [] { message_passing(std::memory_order_relaxed, std::memory_order_relaxed); });
+  ASSERT_TRUE(r.bug);
+  const std::string note = "saw 0 (relaxed) from the initial value; the store of 7 by op 2 at weak_bugs_test.cpp:" +
+                           std::to_string(data_store_line) + " was not yet visible";
+  EXPECT_NE(r.report.find(note), std::string::npos) << r.report;
+  EXPECT_EQ(r.report.find("read choice"), std::string::npos) << r.report;
+  ASSERT_FALSE(r.trace_file.empty());
+  std::ifstream file(r.trace_file);
+  const std::string json((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  EXPECT_NE(json.find("\"weak_memory\""), std::string::npos);
+  EXPECT_NE(json.find("(relaxed) from the initial value; the store of 7 by op 2"), std::string::npos) << json;
 }
 
 // The default model is sc: a pass of a test that uses weaker orders says that
