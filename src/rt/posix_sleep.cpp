@@ -5,11 +5,14 @@
 // sleep of zero: strategies take a sleep as "let another operation run" (pct
 // demotes the sleeper, pos gives it a low priority, random and the rest choose
 // evenly), so a spin loop that yields or sleeps makes progress.
-// The sleeps are cancellation points on entry and when they return.
+// The sleeps are cancellation points on entry and when they return. poll()
+// with no descriptors and select() with no sets, sleeps in disguise, are too.
 //
 // The program's clocks read virtual time too (posix_clock.cpp), and a deadline
 // it computes from them is turned into a virtual one by its distance from now.
+#include <poll.h>
 #include <sched.h>
+#include <sys/select.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -78,5 +81,30 @@ HEDDLE_RT_DEFINE(int, clock_nanosleep,
   const bool absolute = (flags & TIMER_ABSTIME) != 0;
   heddle::rt::sleep_to(absolute ? heddle::rt::deadline_at(clock, *request) : heddle::rt::deadline_after(*request));
   if (remaining != nullptr && !absolute) *remaining = {};
+  return 0;
+}
+
+HEDDLE_RT_DECLARE(int, pause, ());  // posix_signals.cpp
+
+// poll() with no descriptors and select() with no sets are how many programs
+// sleep for a few milliseconds in a wait loop (liburcu waits for its readers
+// with poll(NULL, 0, 1)): a virtual sleep, as nanosleep. With descriptors they
+// are the C library's (docs/pushbutton.md, "What passes through").
+HEDDLE_RT_DEFINE(int, poll, (struct pollfd * fds, nfds_t count, int timeout)) {
+  if (!controlled() || count != 0) return HEDDLE_REAL(poll)(fds, count, timeout);
+  if (timeout < 0) return heddle_rt_pause();  // nothing ends it but a signal, then EINTR
+  heddle::rt::sleep_to(heddle::rt::deadline_after(heddle::rt::from_nanos(std::int64_t{timeout} * 1'000'000)));
+  return 0;
+}
+
+HEDDLE_RT_DEFINE(int, select, (int count, fd_set* read, fd_set* write, fd_set* except, struct timeval* timeout)) {
+  if (!controlled() || count != 0 || timeout == nullptr) return HEDDLE_REAL(select)(count, read, write, except, timeout);
+  if (timeout->tv_sec < 0 || timeout->tv_usec < 0 || timeout->tv_usec >= 1'000'000) {
+    errno = EINVAL;
+    return -1;
+  }
+  heddle::rt::sleep_to(heddle::rt::deadline_after({timeout->tv_sec, timeout->tv_usec * 1000}));
+  timeout->tv_sec = 0;  // Linux's select leaves the time not slept
+  timeout->tv_usec = 0;
   return 0;
 }

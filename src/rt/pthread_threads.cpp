@@ -165,6 +165,7 @@ void run_thread(thread_record& r, void* (*start)(void*), void* arg) {
   } catch (const thread_exit&) {
     // r.result was set by exit_thread.
   }
+  signal_delivery_point();  // a signal sent to it after its last call: the kernel delivers it before the exit
   finish(r);
 }
 
