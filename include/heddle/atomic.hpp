@@ -351,7 +351,7 @@ class atomic {
       return;
     }
     scheduling_point(point_kind::signal, resource_, loc);
-    signal(resource_);
+    broadcast(resource_);
   }
 
  private:
@@ -460,7 +460,7 @@ class atomic_flag {
       return;
     }
     scheduling_point(point_kind::signal, resource_, loc);
-    signal(resource_);
+    broadcast(resource_);
   }
 
  private:

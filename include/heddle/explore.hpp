@@ -13,9 +13,12 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <iosfwd>
+#include <memory>
 #include <optional>
 #include <source_location>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "heddle/bug.hpp"
@@ -89,6 +92,36 @@ struct iteration_record {
   bool weak_order = false;  // an atomic named an order weaker than seq_cst
 };
 
+// A bug report, formatted the first time it is read (src/runner/report_text.cpp):
+// a run that finds a bug spends nothing on text nobody reads
+// (docs/performance.md). The runner reads it when it prints the report
+// (options::print_report) or saves it in a summary; code reads it like the
+// std::string it converts to. Copies share the text; reading is thread-safe.
+class report_text {
+ public:
+  report_text() = default;
+  report_text(std::string text);  // NOLINT(google-explicit-constructor): a formatted report
+  report_text(const char* text) : report_text(std::string(text)) {}  // NOLINT(google-explicit-constructor)
+  // `format` runs once, when some copy is first read.
+  static report_text deferred(std::function<std::string()> format);
+
+  const std::string& str() const;
+  operator const std::string&() const { return str(); }  // NOLINT(google-explicit-constructor)
+  const char* c_str() const { return str().c_str(); }
+  bool empty() const { return str().empty(); }
+  std::size_t size() const { return str().size(); }
+  std::size_t find(std::string_view what, std::size_t from = 0) const { return str().find(what, from); }
+  std::size_t find(char what, std::size_t from = 0) const { return str().find(what, from); }
+  // Whether the text has been formatted yet (what the bug path's tests check).
+  bool formatted() const noexcept;
+  friend bool operator==(const report_text& a, std::string_view b) { return a.str() == b; }
+  friend std::ostream& operator<<(std::ostream& out, const report_text& r);
+
+ private:
+  struct state;
+  std::shared_ptr<state> state_;
+};
+
 // The bugs of one signature (kind + source location + message) in a run.
 struct bug_group {
   heddle::bug bug;          // its first occurrence
@@ -98,7 +131,7 @@ struct bug_group {
   heddle::trace trace;            // the first occurrence, as recorded
   heddle::trace minimized_trace;  // what was saved: the recorded trace after minimization
   std::string trace_file;         // where minimized_trace was written, if it was
-  std::string report;             // the human-readable report of the first occurrence
+  report_text report;             // the human-readable report of the first occurrence
 };
 
 struct result {
@@ -107,7 +140,7 @@ struct result {
   heddle::trace trace;      // the failing iteration's trace (empty without a bug)
   heddle::trace minimized_trace;  // the trace saved for it (after minimization)
   std::string trace_file;   // where the saved trace was written, if it was
-  std::string report;       // the human-readable bug report
+  report_text report;       // the human-readable bug report (formatted when first read)
   // Every bug signature found, in the order found: one with stop_on_first_bug,
   // all of them with stop_on_first_bug = false (--explore).
   std::vector<bug_group> bugs;

@@ -231,6 +231,9 @@ HEDDLE_MODEL_INLINE inline void signal(const resource& r) {
 // Re-enables one waiter of `r`, chosen by the strategy when there are several
 // (a recorded choice). Returns false when nobody waits.
 bool signal_one(const resource& r);
+// A notify_all: wakes every operation waiting on `r`, as signal() does, and
+// the step's row in a report names each one it woke (or that none waited).
+void broadcast(const resource& r);
 // Number of operations waiting on `r`.
 std::size_t waiter_count(const resource& r);
 

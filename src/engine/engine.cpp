@@ -112,6 +112,7 @@ void engine::reset() {
   outcome_.found.reset();
   outcome_.steps.clear();
   outcome_.blocked_at.clear();
+  outcome_.woken.clear();
   outcome_.hit_max_steps = false;
   outcome_.weak_order = false;
   outcome_.weak_notes.clear();
@@ -531,6 +532,22 @@ void engine::signal_waiters(object_id object) {
     }
     wake(op, object, wake_reason::signaled);
   }
+}
+
+void engine::broadcast(object_id object) {
+  if (objects_[object].waiters.empty()) {
+    if (step_record* r = current_step()) r->woke = step_record::woke_nobody;
+    return;
+  }
+  signal_waiters(object);  // leaves the waiters it looked at in woken_scratch_
+  step_record* r = current_step();
+  if (r == nullptr) return;
+  const std::uint64_t step = outcome_.steps.size() - 1;
+  const std::size_t before = outcome_.woken.size();
+  // A waiter for all of several objects stays blocked until the last one.
+  for (operation_id w : woken_scratch_)
+    if (ops_[w].status != op_status::blocked) outcome_.woken.emplace_back(step, w);
+  r->woke = outcome_.woken.size() > before ? step_record::woke_several : step_record::woke_nobody;
 }
 
 bool engine::signal_one(object_id object) {

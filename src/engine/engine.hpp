@@ -106,6 +106,9 @@ struct step_record {
   value_kind seen_kind = value_kind::none;
   enum class exchange : std::uint8_t { none, succeeded, failed } compare_exchange = exchange::none;
   static constexpr operation_id woke_nobody = ~operation_id{0};
+  // A broadcast (notify_all) that woke one or more operations: they are in
+  // iteration_outcome::woken, under this step's index.
+  static constexpr operation_id woke_several = ~operation_id{0} - 1;
 };
 
 // Under rc11, a load that read a store older than the newest in modification
@@ -133,6 +136,9 @@ struct iteration_outcome {
   // A deadlock: where its blocked operations block, in operation order, without
   // those that wait to join (unless all do): its root cause (runner/bug_groups.hpp).
   std::vector<source_position> blocked_at;
+  // What each broadcast step (step_record::woke_several) woke: (step index,
+  // operation) pairs, in step order, then in the order they had blocked.
+  std::vector<std::pair<std::uint64_t, operation_id>> woken;
   bool hit_max_steps = false;
   // An atomic operation or fence named a memory order weaker than seq_cst;
   // heddle ran it as seq_cst, so the iteration covered only sequentially
@@ -185,6 +191,9 @@ class engine {
   // Wakes the waiters of `object` (somebody waits).
   void signal_waiters(object_id object);
   bool signal_one(object_id object);
+  // A notify_all (heddle::broadcast): signal_waiters, and the running
+  // operation's step notes every operation it woke, or that none waited.
+  void broadcast(object_id object);
   // The value notes of the running operation's current step (step_record).
   void note_value_seen(std::uint64_t bits, value_kind kind) noexcept {
     if (step_record* r = current_step()) {

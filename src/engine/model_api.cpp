@@ -74,6 +74,10 @@ bool signal_one(const resource& r) {
   return e != nullptr && e->signal_one(r.id());
 }
 
+void broadcast(const resource& r) {
+  if (engine* e = engine::current()) e->broadcast(r.id());
+}
+
 std::size_t waiter_count(const resource& r) {
   engine* e = engine::current();
   return e != nullptr && !r.stale() ? e->object(r.id()).waiters.size() : 0;

@@ -130,16 +130,24 @@ iteration_runner::iteration_runner(const run_context& run, signature_table& sign
 iteration_runner::~iteration_runner() = default;
 
 void finalize_group(bug_group& g, const iteration_outcome& outcome, const run_context& run) {
-  const finalized_bug f = finalize_trace(g.trace, outcome, {run.opts, run.body, run.id, &run.reduce});
-  g.minimized_trace = f.saved;
+  auto f = std::make_shared<const finalized_bug>(
+      finalize_trace(g.trace, outcome, {run.opts, run.body, run.id, &run.reduce}));
+  g.minimized_trace = f->saved;
   report_context ctx{run.id.test, run.id.program, {}, g.first_iteration, 0, false};
-  const std::vector<timeline> t = f.timelines();
+  // The timelines, the trace file's JSON, the HTML and the text report are
+  // made only when written or read: a bug nobody reads costs no formatting.
+  auto timelines = std::make_shared<std::vector<timeline>>();
   if (!run.directory.empty()) {
-    // The trace file's JSON is made only when it is written.
-    g.trace_file = ctx.trace_file = write_new_file(run.directory, "bug", ".json", f.file_text());
-    ctx.html_file = write_html_report(g.trace_file, t);
+    *timelines = f->timelines();
+    g.trace_file = ctx.trace_file = write_new_file(run.directory, "bug", ".json", f->file_text(*timelines));
+    ctx.html_file = write_html_report(g.trace_file, *timelines);
   }
-  g.report = format_report(g.bug, t.front(), t.size() > 1 ? &t.back() : nullptr, ctx);
+  // Read when printed (options::print_report), saved in a summary, or by the caller.
+  g.report = report_text::deferred([f = std::move(f), timelines = std::move(timelines), b = g.bug, ctx] {
+    if (timelines->empty()) *timelines = f->timelines();
+    const std::vector<timeline>& t = *timelines;
+    return format_report(b, t.front(), t.size() > 1 ? &t.back() : nullptr, ctx);
+  });
 }
 
 void iteration_runner::start_window_if_due(std::uint64_t index) {

@@ -146,4 +146,9 @@ std::string finalized_bug::file_text() const {
   return timeline_json(timelines().front());
 }
 
+std::string finalized_bug::file_text(const std::vector<timeline>& made) const {
+  if (minimized) return minimized_text;
+  return timeline_json(made.front());
+}
+
 }  // namespace heddle::detail

@@ -38,6 +38,8 @@ struct finalized_bug {
   std::vector<timeline> timelines() const;
   // The trace file: `saved` annotated, the original under "original".
   std::string file_text() const;
+  // The same from timelines() made already.
+  std::string file_text(const std::vector<timeline>& made) const;
 
   // The minimizer's trace file and its timelines, when minimized.
   std::string minimized_text;

@@ -107,7 +107,7 @@ json bug_group_to_json(const bug_group& g) {
           {"trace_steps", g.trace.steps.size()},
           {"minimized_trace_steps", g.minimized_trace.steps.size()},
           {"trace_file", g.trace_file},
-          {"report", g.report}};
+          {"report", g.report.str()}};
 }
 
 json test_record(const std::string& test, const options& o, const result& r) {
@@ -129,7 +129,7 @@ json test_record(const std::string& test, const options& o, const result& r) {
                      {"step", g.bug.step}};
     record["trace_file"] = g.trace_file;
     record["iteration"] = g.first_iteration;
-    record["report"] = g.report;
+    record["report"] = g.report.str();
   }
   if (r.divergence) record["message"] = *r.divergence;
   if (o.record_iterations) {

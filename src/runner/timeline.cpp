@@ -8,7 +8,8 @@
 //
 // Each annotation step is [operation, object, file, line, preemption], one per
 // trace step, followed by [woke, seen] when the step has a note: woke is the
-// operation a notify_one woke (0: none waited; null: not a notify), seen the
+// operation a notify_one woke (0: none waited; null: not a notify), or the
+// array of those a notify_all woke, seen the
 // value a read, rmw or compare-exchange saw, as text (null: none). A
 // compare-exchange adds [expected, succeeded]: the value it expected, as
 // text, and whether it saw it.
@@ -68,7 +69,9 @@ json annotations_json(const timeline& t) {
   for (const timeline_step& s : t.steps) {
     json step = {s.operation, s.object, s.file, s.line, s.preemption};
     if (s.woke != 0 || !s.seen.empty()) {
-      step.push_back(s.woke == 0 ? json(nullptr) : json(s.woke == step_record::woke_nobody ? 0 : s.woke));
+      step.push_back(s.woke == 0                           ? json(nullptr)
+                     : s.woke == step_record::woke_several ? json(s.woken)
+                                                           : json(s.woke == step_record::woke_nobody ? 0 : s.woke));
       step.push_back(s.seen.empty() ? json(nullptr) : json(s.seen));
       if (!s.expected.empty()) {
         step.push_back(s.expected);
@@ -117,7 +120,8 @@ timeline timeline_from_object(std::string label, const json& j) {
     const json& s = steps[i];
     if (!s.is_array() || (s.size() != 5 && s.size() != 7 && s.size() != 9) || !s[0].is_number_unsigned() ||
         !s[1].is_string() || !s[2].is_string() || !s[3].is_number_unsigned() || !s[4].is_boolean() ||
-        (s.size() >= 7 && ((!s[5].is_null() && !s[5].is_number_unsigned()) || (!s[6].is_null() && !s[6].is_string()))) ||
+        (s.size() >= 7 && ((!s[5].is_null() && !s[5].is_number_unsigned() && !s[5].is_array()) ||
+                           (!s[6].is_null() && !s[6].is_string()))) ||
         (s.size() == 9 && (!s[7].is_string() || !s[8].is_boolean())))
       throw bad(fmt::format("step {} is not [operation, object, file, line, preemption] (then, optionally, woke, seen, "
                             "and for a compare-exchange expected, succeeded)",
@@ -134,6 +138,13 @@ timeline timeline_from_object(std::string label, const json& j) {
       if (s[5].is_number_unsigned()) {
         const operation_id woke = s[5].get<operation_id>();
         step.woke = woke == 0 ? step_record::woke_nobody : woke;
+      } else if (s[5].is_array()) {
+        for (const json& w : s[5]) {
+          if (!w.is_number_unsigned() || w.get<operation_id>() == 0)
+            throw bad(fmt::format("step {} names a woken operation that is not an operation number", i));
+          step.woken.push_back(w.get<operation_id>());
+        }
+        step.woke = step.woken.empty() ? step_record::woke_nobody : step_record::woke_several;
       }
       if (s[6].is_string()) step.seen = s[6].get<std::string>();
     }
@@ -175,12 +186,22 @@ std::string seen_text(const timeline_step& s) {
   return fmt::format("saw {}, expected {} ({})", s.seen, s.expected, s.succeeded ? "succeeded" : "failed");
 }
 
+// "wakes op 3 (cons1)", "wakes op 2 (cons1), op 3 (cons2)" (a notify_all),
+// "wakes nobody (no waiter)"; empty when the step is no notify.
+std::string woke_text(const timeline& t, const timeline_step& s) {
+  if (s.woke == 0) return {};
+  if (s.woke == step_record::woke_nobody) return "wakes nobody (no waiter)";
+  if (s.woke != step_record::woke_several) return "wakes " + t.operation_title(s.woke);
+  std::string text = "wakes ";
+  for (std::size_t i = 0; i < s.woken.size(); ++i) text += (i == 0 ? "" : ", ") + t.operation_title(s.woken[i]);
+  return text;
+}
+
 // What a step's notes add: the value seen, the operation a notify woke.
 std::string notes_text(const timeline& t, const timeline_step& s) {
   std::string text;
   if (!s.seen.empty()) text += ": " + seen_text(s);
-  if (s.woke == step_record::woke_nobody) text += ": wakes nobody (no waiter)";
-  else if (s.woke != 0) text += fmt::format(": wakes {}", t.operation_title(s.woke));
+  if (s.woke != 0) text += ": " + woke_text(t, s);
   return text;
 }
 
@@ -251,8 +272,7 @@ std::string timeline::row_text(const timeline_row& row) const {
     // A stale read's note continues its "saw 0": "saw 0 (relaxed) from ...".
     const std::string seen = seen_text(s);
     say(s.weak.empty() ? seen : seen.empty() ? s.weak : seen + " " + s.weak);
-    if (s.woke == step_record::woke_nobody) say("wakes nobody (no waiter)");
-    else if (s.woke != 0) say("wakes " + operation_title(s.woke));
+    say(woke_text(*this, s));
     woke_known = woke_known || s.woke != 0;
     say(choice_effect(s, woke_known));
   }
@@ -272,6 +292,7 @@ recorded_annotations annotations_of(const iteration_outcome& o) {
   for (const object_state& s : o.objects) a.objects.emplace_back(s.kind, s.owner);
   a.found = o.found;
   a.weak_notes = o.weak_notes;
+  a.woken = o.woken;
   return a;
 }
 
@@ -317,6 +338,8 @@ timeline make_timeline(std::string label, const trace& t, const recorded_annotat
     }
     s.object = object_text(o, s.step.object);
   }
+  for (const auto& [step, op] : o.woken)
+    if (step < tl.steps.size() && tl.steps[step].woke == step_record::woke_several) tl.steps[step].woken.push_back(op);
   // Such a run still knows the name of the operation its bug is in.
   if (o.found && o.found->operation >= 1 && o.found->operation <= tl.operation_names.size() &&
       tl.operation_names[o.found->operation - 1].empty())

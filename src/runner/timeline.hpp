@@ -40,6 +40,8 @@ struct timeline_step {
   // A notify_one: the operation it woke, step_record::woke_nobody when none
   // waited, 0 when not known.
   operation_id woke = 0;
+  // A notify_all (woke == step_record::woke_several): every operation it woke.
+  std::vector<operation_id> woken;
   // The value a read, rmw or compare-exchange saw ("5", "0x7f...",
   // engine/names.hpp's value_text), "" when not noted. A compare-exchange
   // also has the value it expected and whether it succeeded.
@@ -66,6 +68,7 @@ struct recorded_annotations {
   std::vector<step_record> steps;
   std::vector<std::string> operation_names;                   // index = operation id
   std::vector<std::pair<object_kind, operation_id>> objects;  // index = object id: kind, owner
+  std::vector<std::pair<std::uint64_t, operation_id>> woken;  // iteration_outcome::woken
   std::optional<bug> found;
   std::vector<weak_note> weak_notes;  // rc11: stale reads and stores placed early
 };

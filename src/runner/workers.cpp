@@ -101,7 +101,7 @@ void write_all(int fd, const std::string& text) {
 json group_message(const bug_group& g) {
   return {{"t", "bug"},        {"signature", g.signature}, {"iteration", g.first_iteration},
           {"trace", to_json(g.trace)}, {"minimized_trace", to_json(g.minimized_trace)},
-          {"trace_file", g.trace_file}, {"report", g.report}};
+          {"trace_file", g.trace_file}, {"report", g.report.str()}};
 }
 
 bug_group group_from_message(const json& m) {

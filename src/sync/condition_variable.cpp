@@ -33,7 +33,7 @@ void condition_state::notify_one(std::source_location loc) {
 
 void condition_state::notify_all(std::source_location loc) {
   scheduling_point(point_kind::signal, resource_, loc);
-  signal(resource_);
+  broadcast(resource_);
 }
 
 void condition_state::check_no_waiters(std::string_view type) noexcept {

@@ -123,7 +123,7 @@ timeline first_bug_timeline(const std::function<void()>& body, heddle::options o
   const heddle::result r = heddle::explore(quiet(o), body);
   EXPECT_TRUE(r.bug);
   heddle::detail::fiber_backend fibers(256 * 1024);
-  heddle::detail::engine engine(fibers, {});
+  heddle::detail::engine engine(fibers, {.spurious_wakeups = o.spurious_wakeups});
   heddle::detail::replay_strategy replay(r.trace.steps);
   replay.begin_iteration(0, 0);
   const heddle::detail::iteration_outcome& outcome = engine.run(replay, body);
@@ -256,6 +256,86 @@ TEST(report_contents, html_lanes_say_what_each_step_did) {
   EXPECT_NE(html.find(">signal cv #4</text>"), std::string::npos) << html;
   EXPECT_NE(html.find(">wakes op 2 (pus\u2026</text>"), std::string::npos) << html;
   EXPECT_NE(html.find("data-did=\"rmw atomic #3: saw 0x5000, fails spuriously\""), std::string::npos);
+}
+
+// Three waiters all blocked on one condition variable when main broadcasts:
+// the notify_all row names every operation it woke, the second notify_all
+// that nobody waits for says so.
+void broadcast_to_three() {
+  heddle::mutex m;
+  heddle::condition_variable ready_cv, waiting_cv;
+  bool ready = false;
+  int waiting = 0;
+  auto waiter = [&](const char* name) {
+    heddle::this_thread::set_name(name);
+    heddle::unique_lock<heddle::mutex> lock(m);
+    ++waiting;
+    waiting_cv.notify_one();
+    while (!ready) ready_cv.wait(lock);
+  };
+  heddle::thread a(waiter, "w1"), b(waiter, "w2"), c(waiter, "w3");
+  {
+    heddle::unique_lock<heddle::mutex> lock(m);
+    while (waiting < 3) waiting_cv.wait(lock);
+    ready = true;
+    ready_cv.notify_all();  // wakes all three
+  }
+  ready_cv.notify_all();  // wakes nobody
+  a.join();
+  b.join();
+  c.join();
+  HEDDLE_ASSERT_MSG(!ready, "the end");
+}
+
+TEST(report_contents, a_notify_all_row_names_every_operation_it_woke) {
+  const heddle::result r = heddle::explore(
+      quiet({.iterations = 1, .strategy = "random", .spurious_wakeups = false, .minimize = false}), broadcast_to_three);
+  ASSERT_TRUE(r.bug);
+  const std::string report = r.report;
+  const std::size_t row = report.find(": wakes op ");
+  std::size_t all = std::string::npos;
+  for (std::size_t at = row; at != std::string::npos; at = report.find(": wakes op ", at + 1))
+    if (report.find("op 2 (w1)", at) < report.find('\n', at) && report.find("op 3 (w2)", at) < report.find('\n', at) &&
+        report.find("op 4 (w3)", at) < report.find('\n', at))
+      all = at;
+  EXPECT_NE(all, std::string::npos) << report;
+  EXPECT_NE(report.find("signal condition_variable #"), std::string::npos) << report;
+  EXPECT_NE(report.find(": wakes nobody (no waiter) (report_contents_test.cpp:"), std::string::npos) << report;
+  // The trace file keeps the list.
+  const timeline t = first_bug_timeline(broadcast_to_three,
+                                        {.iterations = 1, .strategy = "random", .spurious_wakeups = false});
+  const std::vector<timeline> back = heddle::detail::timelines_from_json(heddle::detail::timeline_json(t));
+  ASSERT_EQ(back.size(), 1u);
+  EXPECT_EQ(heddle::detail::format_interleaving(back.front()), heddle::detail::format_interleaving(t));
+  std::size_t broadcasts = 0;
+  for (const heddle::detail::timeline_step& s : back.front().steps)
+    if (s.woke == heddle::detail::step_record::woke_several) {
+      ++broadcasts;
+      EXPECT_EQ(s.woken.size(), 3u);
+    }
+  EXPECT_EQ(broadcasts, 1u);
+}
+
+// Finding a bug formats no report until somebody reads it; read, it is the
+// report print_report prints, byte for byte.
+TEST(report_contents, a_bug_nobody_reads_is_not_formatted_and_reads_as_printed) {
+  const auto racy = [] { racy_sum(false); };
+  heddle::result quietly = heddle::explore(quiet({.iterations = 2000, .strategy = "random", .minimize = false}), racy);
+  ASSERT_TRUE(quietly.bug);
+  EXPECT_FALSE(quietly.report.formatted());
+  EXPECT_FALSE(quietly.bugs.front().report.formatted());
+  heddle::options loud = quiet({.iterations = 2000, .strategy = "random", .minimize = false});
+  loud.print_report = true;
+  testing::internal::CaptureStderr();
+  const heddle::result printed = heddle::explore(loud, racy);
+  const std::string said = testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(printed.bug);
+  EXPECT_TRUE(printed.report.formatted());
+  const heddle::result copy = quietly;  // copies share one text
+  EXPECT_EQ(copy.report.str(), said);
+  EXPECT_TRUE(quietly.report.formatted());
+  EXPECT_EQ(quietly.bugs.front().report.str(), said);
+  EXPECT_NE(said.find("assertion: the sum is "), std::string::npos) << said;
 }
 
 }  // namespace
