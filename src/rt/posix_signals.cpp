@@ -114,8 +114,7 @@ bool synchronous_fault(int sig) {
 
 enum class action : std::uint8_t { handler, ignore, end_process };
 
-action action_of(int sig) {
-  struct sigaction act{};
+action action_of(int sig, struct sigaction& act) {
   ::sigaction(sig, nullptr, &act);
   if (act.sa_handler == SIG_IGN) return action::ignore;
   if (act.sa_handler != SIG_DFL) return action::handler;
@@ -155,8 +154,7 @@ void deliver_unblocked(thread_signals& r) {
 
 void run_handler(thread_signals& r, int sig, int code) {
   struct sigaction act{};
-  ::sigaction(sig, nullptr, &act);
-  switch (action_of(sig)) {
+  switch (action_of(sig, act)) {
     case action::ignore: return;
     case action::end_process: send_for_real(sig); return;
     case action::handler: break;
@@ -236,9 +234,11 @@ int send_signal(int sig, operation_id target) {
   signal_table& t = table();
   scheduling_point(point_kind::signal, t.sends, {});
   hb_release(t.sends);
-  const action what = action_of(sig);
+  struct sigaction act{};
+  const action what = action_of(sig, act);
   std::vector<operation_id> waiting, unblocked;
-  for (operation_id op = 1; op < t.threads.size() || op == 1; ++op) {
+  of(1);  // the main thread has a record even if it never touched signals
+  for (operation_id op = 1; op < t.threads.size(); ++op) {
     if (target != 0 && op != target) continue;
     if (!alive(op)) continue;
     thread_signals& r = of(op);
@@ -329,7 +329,8 @@ int suspend(const sigset_t& mask) {
   int sig = 0;
   while (sig == 0) {
     sig = take_pending(r, accepted, code);
-    if (sig != 0 && action_of(sig) == action::ignore) sig = 0;  // discarded: go on waiting
+    struct sigaction act{};
+    if (sig != 0 && action_of(sig, act) == action::ignore) sig = 0;  // discarded: go on waiting
     if (sig != 0) break;
     r.waiting = thread_signals::waits::suspend;
     while (r.waiting == thread_signals::waits::suspend) heddle::wait(r.wake, {});
@@ -456,6 +457,5 @@ HEDDLE_RT_DEFINE(int, sigwaitinfo, (const sigset_t* set, siginfo_t* info)) {
 
 HEDDLE_RT_DEFINE(int, sigtimedwait, (const sigset_t* set, siginfo_t* info, const struct timespec* timeout)) {
   if (!controlled()) return HEDDLE_REAL(sigtimedwait)(set, info, timeout);
-  if (timeout == nullptr) return heddle::rt::wait_for(set, info, nullptr);
   return heddle::rt::wait_for(set, info, timeout);
 }
