@@ -14,7 +14,7 @@ PREFIX   ?= /usr/local
 PACKAGES := cmake ninja-build g++ make ccache libboost-context-dev libcli11-dev nlohmann-json3-dev \
             libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev libdw-dev \
             libconcurrentqueue-dev chromium \
-            libboost-dev pigz xz-utils zstd lbzip2 pbzip2 bzip2
+            libboost-dev pigz xz-utils zstd lbzip2 pbzip2 bzip2 libasio-dev
 
 .PHONY: all deps configure build test demo bench asan-test install clean
 

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <source_location>
 #include <string>
 #include <string_view>
 
@@ -21,6 +22,9 @@ enum class bug_kind : std::uint8_t {
   data_race,  // two accesses, one a write, not ordered by happens-before
   hang,       // push-button: an iteration made no progress within --iteration-timeout
   exit_code,  // push-button: the program exited with a non-zero status (--exit-code-is-bug)
+  thread_safety_violation,  // two overlapping calls on one checked container, one a write
+  liveness,                 // a liveness monitor stayed hot (end of iteration, or past its temperature)
+  unhandled_event,          // a state machine received an event its state neither handles, defers nor ignores
 };
 std::string_view to_string(bug_kind kind) noexcept;
 std::optional<bug_kind> parse_bug_kind(std::string_view name) noexcept;
@@ -44,5 +48,16 @@ struct bug {
   std::string signature() const;
   friend bool operator==(const bug&, const bug&) = default;
 };
+
+// Reports a bug of `kind` that a check beyond assertions found (a thread-safety
+// violation, a liveness monitor, an unhandled event) and ends the iteration by
+// unwinding the running operation, as report_misuse does for api_misuse;
+// outside control, prints the message and calls std::abort.
+[[noreturn]] void report_bug(bug_kind kind, std::string message,
+                             std::source_location loc = std::source_location::current());
+// The same where throwing is impossible (a destructor): records the bug and
+// returns; the iteration ends at the running operation's next scheduling point.
+void flag_bug(bug_kind kind, std::string message,
+              std::source_location loc = std::source_location::current());
 
 }  // namespace heddle

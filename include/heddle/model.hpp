@@ -74,6 +74,11 @@ enum class object_kind : std::uint8_t {
   stop_state,
   variable,
   user,
+  task,     // a coroutine task's completion (src/runtime, tasks)
+  channel,  // an async channel or async lock of the task runtime
+  inbox,    // an actor's inbox (src/runtime, actors)
+  timer,    // a task delay or actor timer on virtual time
+  monitor,  // a safety or liveness monitor
 };
 std::string_view to_string(object_kind kind) noexcept;
 

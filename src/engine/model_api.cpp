@@ -195,6 +195,19 @@ void flag_misuse(std::string message, std::source_location loc) {
   e->report(bug_kind::api_misuse, std::move(message), loc, false);
 }
 
+void report_bug(bug_kind kind, std::string message, std::source_location loc) {
+  engine* e = controlling();
+  if (e == nullptr) die_outside_control(std::string(to_string(kind)).c_str(), message, loc);
+  e->report(kind, std::move(message), loc, true);
+  std::terminate();  // as in report_misuse
+}
+
+void flag_bug(bug_kind kind, std::string message, std::source_location loc) {
+  engine* e = engine::current();
+  if (e == nullptr) die_outside_control(std::string(to_string(kind)).c_str(), message, loc);
+  e->report(kind, std::move(message), loc, false);
+}
+
 void assertion_failed(std::string message, std::source_location loc) {
   engine* e = controlling();
   if (e == nullptr) die_outside_control("assertion failed", message, loc);

@@ -22,10 +22,12 @@ constexpr std::array point_names{
 constexpr std::array object_names{
     "none",  "operation", "mutex",  "shared_mutex", "condition_variable", "semaphore", "latch",
     "barrier", "atomic",  "once_flag", "future",    "stop_state",         "variable",  "user",
+    "task",  "channel",   "inbox",  "timer",        "monitor",
 };
 constexpr std::array bug_names{
     "assertion", "uncaught_exception", "crash", "deadlock", "livelock", "api_misuse", "stack_overflow",
     "data_race", "hang",               "exit_code",
+    "thread_safety_violation", "liveness", "unhandled_event",
 };
 constexpr std::array memory_names{"shared", "all", "none"};
 constexpr std::array memory_model_names{"sc", "rc11"};

@@ -56,6 +56,28 @@ TEST(engine, lost_update_is_found_and_reported_as_assertion) {
   EXPECT_NE(r.bug->where.file.find("engine_test.cpp"), std::string::npos);
 }
 
+TEST(engine, a_check_reports_a_bug_of_its_own_kind) {
+  // report_bug is how checks beyond assertions (thread-safety wrappers,
+  // monitors, state machines) report: the kind and message are theirs, the
+  // operation and position are the caller's, and the operation unwinds.
+  bool after = false;
+  const auto r = heddle::explore(quiet({.iterations = 10}), [&] {
+    heddle::thread t([&] {
+      heddle::report_bug(heddle::bug_kind::thread_safety_violation, "two writers overlap");
+      after = true;
+    });
+    t.join();
+  });
+  ASSERT_TRUE(r.bug);
+  EXPECT_EQ(r.bug->kind, heddle::bug_kind::thread_safety_violation);
+  EXPECT_EQ(r.bug->message, "two writers overlap");
+  EXPECT_EQ(r.bug->operation, 2u);
+  EXPECT_NE(r.bug->where.file.find("engine_test.cpp"), std::string::npos);
+  EXPECT_FALSE(after);
+  EXPECT_EQ(heddle::to_string(heddle::bug_kind::unhandled_event), "unhandled_event");
+  EXPECT_EQ(heddle::parse_bug_kind("liveness"), heddle::bug_kind::liveness);
+}
+
 TEST(engine, abba_deadlock_message_names_both_waits_and_holders) {
   const auto r = heddle::explore(quiet({.iterations = 1000}), [] {
     heddle::mutex a, b;
