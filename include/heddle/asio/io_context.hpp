@@ -184,7 +184,9 @@ class executor {
   executor() noexcept = default;
   explicit executor(io_context& ctx) noexcept : ctx_(&ctx) {}
   executor(const executor& other) noexcept : ctx_(other.ctx_), bits_(other.bits_) { track(); }
-  executor(executor&& other) noexcept : ctx_(other.ctx_), bits_(other.bits_) { other.bits_ = static_cast<std::uint8_t>(other.bits_ & ~tracked); }
+  executor(executor&& other) noexcept : ctx_(other.ctx_), bits_(other.bits_) {
+    other.bits_ = static_cast<std::uint8_t>(other.bits_ & ~tracked);  // the work moves with it
+  }
   executor& operator=(const executor& other) noexcept {
     if (this != &other) {
       executor copy(other);

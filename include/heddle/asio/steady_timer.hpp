@@ -156,7 +156,8 @@ class steady_timer {
     ::asio::execution_context& ctx = ::asio::query(ex, ::asio::execution::context);
     if (!::asio::has_service<detail::core_service>(ctx)) {
       if (in_control())
-        report_misuse("a heddle::asio::steady_timer needs the executor of a heddle::asio::io_context (or of a strand of one)");
+        report_misuse(
+            "a heddle::asio::steady_timer needs the executor of a heddle::asio::io_context (or of a strand of one)");
       detail::context_core::outside_control("heddle::asio::steady_timer with another execution context",
                                             std::source_location::current());
     }
