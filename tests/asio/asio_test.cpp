@@ -108,6 +108,9 @@ const program programs[] = {
      "lost update: a handler posted past the strand overlapped the strand's handlers"},
 };
 
+// Test names show the program, not its bytes.
+void PrintTo(const program& p, std::ostream* os) { *os << p.name; }
+
 class temp_trace_file {
  public:
   temp_trace_file(std::string_view name, const std::string& text)
