@@ -463,6 +463,32 @@ TEST(asio_co_spawn, the_documented_heartbeat_beats_three_times_in_three_virtual_
   EXPECT_TRUE(r) << r.report;
 }
 
+asio::awaitable<void> strand_worker(heddle::shared<int>& counter, int& inside) {
+  for (int i = 0; i < 2; ++i) {
+    HEDDLE_ASSERT_MSG(++inside == 1, "two coroutines of one strand overlap");
+    counter = counter + 1;
+    --inside;
+    heddle::asio::steady_timer t(co_await asio::this_coro::executor, 1ms);  // the strand, type-erased
+    co_await t.async_wait(asio::use_awaitable);
+  }
+}
+
+TEST(asio_co_spawn, coroutines_spawned_on_one_strand_never_overlap_on_two_run_threads) {
+  const heddle::result r = heddle::explore(quiet(1000), [] {
+    heddle::asio::io_context ctx;
+    auto strand = asio::make_strand(ctx);
+    heddle::shared<int> counter{0};
+    int inside = 0;
+    asio::co_spawn(strand, strand_worker(counter, inside), asio::detached);
+    asio::co_spawn(strand, strand_worker(counter, inside), asio::detached);
+    heddle::thread second([&] { ctx.run(); });
+    ctx.run();
+    second.join();
+    HEDDLE_ASSERT(counter == 4);
+  });
+  EXPECT_TRUE(r) << r.report;
+}
+
 TEST(asio_co_spawn, an_exception_in_a_coroutine_reaches_the_completion_handler) {
   const heddle::result r = heddle::explore(quiet(50), [] {
     heddle::asio::io_context ctx;
