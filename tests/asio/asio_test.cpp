@@ -253,6 +253,42 @@ TEST(asio_io_context, defer_from_a_handler_waits_for_the_handler_to_return) {
   EXPECT_TRUE(r) << r.report;
 }
 
+TEST(asio_io_context, run_for_gives_up_at_its_virtual_deadline_and_poll_never_waits) {
+  const heddle::result r = heddle::explore(quiet(100), [] {
+    heddle::asio::io_context ctx;
+    auto work = asio::make_work_guard(ctx);
+    int n = 0;
+    asio::post(ctx, [&] { ++n; });
+    HEDDLE_ASSERT(ctx.poll() == 1);
+    HEDDLE_ASSERT(ctx.poll() == 0);  // nothing queued: returns at once despite the work guard
+    HEDDLE_ASSERT(ctx.run_for(10ms) == 0);
+    HEDDLE_ASSERT(heddle::now() == std::chrono::nanoseconds(10ms).count());
+    HEDDLE_ASSERT(n == 1);
+  });
+  EXPECT_TRUE(r) << r.report;
+}
+
+TEST(asio_io_context, stop_from_another_thread_ends_run_with_work_outstanding) {
+  const heddle::result r = heddle::explore(quiet(300), [] {
+    heddle::asio::io_context ctx;
+    auto work = asio::make_work_guard(ctx);
+    heddle::thread stopper([&] { ctx.stop(); });
+    ctx.run();
+    stopper.join();
+    HEDDLE_ASSERT(ctx.stopped());
+  });
+  EXPECT_TRUE(r) << r.report;
+}
+
+TEST(asio_io_context, use_outside_a_controlled_iteration_is_one_clear_line_and_an_abort) {
+  EXPECT_DEATH(
+      {
+        heddle::asio::io_context ctx;
+        asio::post(ctx, [] {});
+      },
+      "heddle: posting to a heddle::asio::io_context called outside a controlled iteration");
+}
+
 TEST(asio_io_context, a_run_that_nothing_will_feed_is_reported_as_a_deadlock) {
   const heddle::result r = heddle::explore(quiet(10), [] {
     heddle::asio::io_context ctx;
