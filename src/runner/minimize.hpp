@@ -34,9 +34,13 @@
 
 namespace heddle::detail {
 
+// The run count is the bound that decides how far a trace is minimized, so the
+// same bug minimizes to the same trace on an idle laptop and on a loaded CI
+// machine; the wall-clock limit is only a backstop against candidates that
+// each take long (a slow program, a crash per candidate process).
 struct minimize_limits {
   std::uint64_t max_runs = 2000;
-  std::chrono::milliseconds time_limit{10'000};
+  std::chrono::milliseconds time_limit{60'000};
   std::size_t stack_size = 256 * 1024;
   // finalize_bug() kills the minimizing child this long after time_limit.
   std::chrono::milliseconds grace{2'000};
