@@ -54,6 +54,7 @@ iteration_server::~iteration_server() { ::close(log_event_); }
 iteration_result iteration_server::run(const program_entry& program) {
   reset_channel();
   output_.clear();
+  input_.rewind();
   std::fflush(nullptr);
   const pid_t server = ::getpid();
   const pid_t pid = ::fork();

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "rt/fork_channel.hpp"
+#include "rt/input_rewind.hpp"
 #include "rt/output_capture.hpp"
 #include "rt/run_plan.hpp"
 
@@ -60,6 +61,7 @@ class iteration_server {
   run_plan& plan_;
   fork_channel& ch_;
   output_capture& output_;
+  input_rewind input_;  // every child reads stdin from the same start
   int log_event_;  // the child signals a full log here
   iteration_result result_;
   std::uint64_t consumed_ = 0;  // decisions of the log fed to the strategy

@@ -2,6 +2,10 @@
 
 #include "backends/thread_backend.hpp"
 
+#include <fcntl.h>
+
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 
 #include <fmt/format.h>
@@ -63,6 +67,33 @@ std::string write_new_file(const fs::path& dir, std::string_view stem, std::stri
     fs::remove(temporary, ec);
     if (error != EEXIST) throw usage_error(fmt::format("cannot write '{}'", target.string()));
   }
+}
+
+std::string reserve_new_file(const fs::path& dir, std::string_view stem, std::string_view extension) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw usage_error(fmt::format("cannot create output directory '{}': {}", dir.string(), ec.message()));
+  for (unsigned n = 1;; ++n) {
+    const fs::path target = dir / fmt::format("{}-{}{}", stem, n, extension);
+    const int fd = ::open(target.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+      ::close(fd);
+      return target.string();
+    }
+    if (errno != EEXIST) throw usage_error(fmt::format("cannot write '{}': {}", target.string(), std::strerror(errno)));
+  }
+}
+
+void write_reserved_file(const fs::path& path, const std::string& text) {
+  const fs::path temporary = fs::path(path).concat(fmt::format(".{}.tmp", ::getpid()));
+  {
+    std::ofstream out(temporary, std::ios::binary);
+    out << text;
+    if (!out.flush()) throw usage_error(fmt::format("cannot write '{}'", temporary.string()));
+  }
+  std::error_code ec;
+  fs::rename(temporary, path, ec);
+  if (ec) throw usage_error(fmt::format("cannot write '{}': {}", path.string(), ec.message()));
 }
 
 trace_header make_header(const options& o, const test_identity& id, std::string strategy, std::uint64_t iteration) {
@@ -129,7 +160,8 @@ iteration_runner::iteration_runner(const run_context& run, signature_table& sign
 
 iteration_runner::~iteration_runner() = default;
 
-void finalize_group(bug_group& g, const iteration_outcome& outcome, const run_context& run) {
+void finalize_group(bug_group& g, const iteration_outcome& outcome, const run_context& run,
+                    const std::string& reserved_file) {
   auto f = std::make_shared<const finalized_bug>(
       finalize_trace(g.trace, outcome, {run.opts, run.body, run.id, &run.reduce}));
   g.minimized_trace = f->saved;
@@ -139,7 +171,12 @@ void finalize_group(bug_group& g, const iteration_outcome& outcome, const run_co
   auto timelines = std::make_shared<std::vector<timeline>>();
   if (!run.directory.empty()) {
     *timelines = f->timelines();
-    g.trace_file = ctx.trace_file = write_new_file(run.directory, "bug", ".json", f->file_text(*timelines));
+    if (reserved_file.empty()) {
+      g.trace_file = ctx.trace_file = write_new_file(run.directory, "bug", ".json", f->file_text(*timelines));
+    } else {
+      write_reserved_file(reserved_file, f->file_text(*timelines));
+      g.trace_file = ctx.trace_file = reserved_file;
+    }
     ctx.html_file = write_html_report(g.trace_file, *timelines);
   }
   // Read when printed (options::print_report), saved in a summary, or by the caller.
@@ -181,7 +218,8 @@ iteration_report iteration_runner::process(std::uint64_t index, const bug_decide
 
   if (outcome.found) {
     const std::string signature = root_cause(*outcome.found, outcome.blocked_at);
-    const bool first = decide ? !signatures_.contains(signature) && decide(out.record, signature)
+    std::string reserved_file;
+    const bool first = decide ? !signatures_.contains(signature) && decide(out.record, signature, reserved_file)
                               : signatures_.claim(signature);
     if (!first) {
       out.repeat = signature;
@@ -196,7 +234,7 @@ iteration_report iteration_runner::process(std::uint64_t index, const bug_decide
       g.trace.found = outcome.found;
       // The summary line says when a spurious event made the bug.
       if (const std::string note = spurious_note(g.trace.steps); !note.empty()) g.bug.message += " (" + note + ")";
-      finalize_group(g, outcome, run_);
+      finalize_group(g, outcome, run_, reserved_file);
       out.first = std::move(g);
     }
   }

@@ -52,11 +52,21 @@ trace_header make_header(const options& o, const test_identity& id, std::string 
 // safe between processes); returns the path.
 std::string write_new_file(const std::filesystem::path& dir, std::string_view stem, std::string_view extension,
                            const std::string& text);
+// Takes the first free `<dir>/<stem>-N<extension>` now, as an empty file, for
+// text written there later (write_reserved_file): the parent of a worker run
+// numbers the trace files in the order it decides the bugs, as one process
+// would, whichever worker finishes minimizing first.
+std::string reserve_new_file(const std::filesystem::path& dir, std::string_view stem, std::string_view extension);
+// Replaces the file at `path` (a reserved one) with `text`, atomically.
+void write_reserved_file(const std::filesystem::path& path, const std::string& text);
 // The first bug of a signature made ready: `g.trace` (recorded in iteration
 // g.first_iteration) minimized (finalize.hpp), saved under the run's
 // directory with its HTML report, and its report formatted. `outcome` is
 // what is known of the recorded iteration (names, objects, lines).
-void finalize_group(bug_group& g, const iteration_outcome& outcome, const run_context& run);
+// `reserved_file`: the trace's path, reserved by the parent of a worker run
+// (reserve_new_file); empty, the first free name.
+void finalize_group(bug_group& g, const iteration_outcome& outcome, const run_context& run,
+                    const std::string& reserved_file = {});
 
 // The signatures a run has seen, as 64-bit hashes in a fixed open-addressing
 // table over memory that may be shared between processes: claim() is true for
@@ -87,8 +97,10 @@ struct iteration_report {
 // Decides whether a bug whose signature the table does not hold yet is
 // finalized here (true) or only counted. In process, the first occurrence in
 // index order claims the signature; a worker asks the parent, which answers
-// once every lower index has finished (workers.cpp).
-using bug_decider = std::function<bool(const iteration_record& record, const std::string& signature)>;
+// once every lower index has finished (workers.cpp), with the path it
+// reserved for the trace in `trace_file` (empty: no --out).
+using bug_decider =
+    std::function<bool(const iteration_record& record, const std::string& signature, std::string& trace_file)>;
 
 class iteration_runner {
  public:

@@ -76,6 +76,10 @@ struct channel {
   std::atomic<std::uint64_t> written{0};     // records published (ring head)
   std::atomic<std::uint64_t> read{0};        // records the parent took (ring tail)
   std::atomic<int> verdict{verdict_none};    // on the worker's candidate bug
+  // With verdict_go under --out: the path the parent reserved for the bug's
+  // trace, numbered in the order bugs are decided (as in process), not in the
+  // order workers finish minimizing them.
+  char trace_file[4096];
   crash_note note;
   iteration_record ring[ring_size];
 };
@@ -167,7 +171,7 @@ class parent {
   void drain(worker& w);
   void reap(worker& w, int status);
   void lost_iteration(worker& w, std::uint64_t slot, int status);
-  void finalize_lost(std::uint64_t slot, candidate& c);
+  void finalize_lost(std::uint64_t slot, candidate& c, const std::string& trace_file);
   // Takes the records of the lowest slots into the statistics, in slot order,
   // and decides the candidates every lower slot of which has finished (all
   // of them once the run is stopping).
@@ -255,6 +259,7 @@ void parent::spawn(worker& w, assignment assigned) {
   w.chan->written.store(0);
   w.chan->read.store(0);
   w.chan->verdict.store(verdict_none);
+  std::memset(w.chan->trace_file, 0, sizeof w.chan->trace_file);
   w.chan->note.signal.store(0);
   std::memset(w.chan->note.message, 0, sizeof w.chan->note.message);
   std::memset(w.chan->note.operation_name, 0, sizeof w.chan->note.operation_name);
@@ -318,7 +323,8 @@ void parent::work(worker& w, const assignment& assigned, int to_parent) {
       // A bug no lower slot has decided: publish the iteration (it is over),
       // tell the parent, and wait until it knows whether a lower slot found
       // the same bug (or, stopping at the first bug, any bug).
-      const bug_decider decide = [&](const iteration_record& record, const std::string& signature) {
+      const bug_decider decide = [&](const iteration_record& record, const std::string& signature,
+                                     std::string& trace_file) {
         if (opts_.stop_on_first_bug) lower_bound_to(shared_->bound, slot);
         c.verdict.store(verdict_pending, std::memory_order_release);
         publish(record);
@@ -326,7 +332,9 @@ void parent::work(worker& w, const assignment& assigned, int to_parent) {
         send({{"t", "candidate"}, {"slot", slot}, {"signature", signature}});
         while (c.verdict.load(std::memory_order_acquire) == verdict_pending)
           std::this_thread::sleep_for(std::chrono::microseconds(100));
-        return c.verdict.load(std::memory_order_acquire) == verdict_go;
+        if (c.verdict.load(std::memory_order_acquire) != verdict_go) return false;
+        trace_file = c.trace_file;
+        return true;
       };
       iteration_report r = runner.process(shard_index_of_slot(opts_, window_, slot), decide);
       if (r.first) send(group_message(*r.first));
@@ -444,11 +452,17 @@ void parent::decide(std::uint64_t slot, candidate& c) {
       stop();
     }
   }
+  // Its trace file's name is taken now, in the order of the slots decided.
+  const std::string trace_file = go && !run_.directory.empty() ? reserve_new_file(run_.directory, "bug", ".json") : "";
   if (c.lost) {
-    if (go) finalize_lost(slot, c);
+    if (go) finalize_lost(slot, c, trace_file);
     return;
   }
-  workers_[c.worker].chan->verdict.store(go ? verdict_go : verdict_drop, std::memory_order_release);
+  channel& chan = *workers_[c.worker].chan;
+  if (trace_file.size() >= sizeof chan.trace_file)
+    throw usage_error(fmt::format("the output path '{}' is too long", trace_file));
+  std::memcpy(chan.trace_file, trace_file.c_str(), trace_file.size() + 1);
+  chan.verdict.store(go ? verdict_go : verdict_drop, std::memory_order_release);
 }
 
 std::string lost_report(const run_context& run, const bug_group& g, std::string_view how) {
@@ -523,7 +537,7 @@ void parent::lost_iteration(worker& w, std::uint64_t slot, int status) {
   c.hung = w.hung;
 }
 
-void parent::finalize_lost(std::uint64_t slot, candidate& c) {
+void parent::finalize_lost(std::uint64_t slot, candidate& c, const std::string& trace_file) {
   const std::uint64_t index = shard_index_of_slot(opts_, window_, slot);
   bug_group g;
   g.bug = c.found;
@@ -536,7 +550,10 @@ void parent::finalize_lost(std::uint64_t slot, candidate& c) {
   if (c.hung) {
     // A hang is saved as found: its candidates would each cost a watchdog period.
     g.minimized_trace = g.trace;
-    if (!run_.directory.empty()) g.trace_file = write_new_file(run_.directory, "bug", ".json", to_json(g.minimized_trace));
+    if (!trace_file.empty()) {
+      write_reserved_file(trace_file, to_json(g.minimized_trace));
+      g.trace_file = trace_file;
+    }
     std::string report = lost_report(run_, g, "the watchdog killed the worker");
     // The HTML report of what the parent knows: who ran each step (no names or source lines).
     if (const std::string html = g.trace_file.empty() ? "" : write_html_report(g.trace_file, {make_timeline("original", g.trace)});
@@ -548,7 +565,7 @@ void parent::finalize_lost(std::uint64_t slot, candidate& c) {
     // (minimize.hpp). The parent knows who ran each step, not names or source lines.
     iteration_outcome known;
     known.found = c.found;
-    finalize_group(g, known, run_);
+    finalize_group(g, known, run_, trace_file);
   }
   if (progress_) progress_->clear();
   bugs_.add(std::move(g));

@@ -810,6 +810,27 @@ json.dump(t, open("diverging.json", "w"))' "$trace" || fail "cannot rewrite the 
     expect_one_line_error "bad value '' for --check: expected a shell command"
     ;;
 
+  run_gives_every_iteration_the_same_standard_input)
+    # Every child shares the fork server's stdin: without a rewind, iteration 0
+    # read the input to its end and iteration 1 found it empty (md5sum printed
+    # the sum of nothing and the check failed). From a file and from a pipe,
+    # every iteration and the replay read the whole input.
+    seq 1 20000 > input
+    sum=$(md5sum < input | cut -c1-32)
+    run "$heddle" run --iterations 20 --out out --check "grep -q $sum" -- "$(command -v md5sum)" < input
+    expect_exit 0
+    run sh -c "cat input | '$heddle' run --iterations 20 --out out --check 'grep -q $sum' -- '$(command -v md5sum)'"
+    expect_exit 0
+    # A check that fails at iteration 0 on the whole input: its replay reads it again.
+    run "$heddle" run --iterations 20 --out out --check "grep -q $sum && exit 4" -- "$(command -v md5sum)" < input
+    expect_exit 1
+    expect_stderr "the output check failed: 'grep -q $sum && exit 4' exited with status 4"
+    expect_stderr "iteration 0"
+    run "$heddle" replay out/run_md5sum/bug-1.json < input
+    expect_exit 1
+    expect_stderr "bug reproduced"
+    ;;
+
   run_check_determinism_names_the_thread_id)
     run "$heddle" run --iterations 20 --check-determinism --out out -- "$plain_dir/plain_thread_id_path"
     expect_exit 2
