@@ -17,6 +17,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/single_threaded.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <csetjmp>
@@ -460,9 +461,19 @@ HEDDLE_RT_DEFINE(int, pthread_getname_np, (pthread_t thread, char* name, size_t 
 HEDDLE_RT_DEFINE(int, pthread_getattr_np, (pthread_t thread, pthread_attr_t* attr)) {
   // Under control the attributes are those of the OS thread the operation
   // runs on (its stack, for a program that inspects it).
-  if (controlled() && heddle::rt::find_thread(thread) != nullptr)
-    return HEDDLE_REAL(pthread_getattr_np)(HEDDLE_REAL(pthread_self)(), attr);
-  return HEDDLE_REAL(pthread_getattr_np)(thread, attr);
+  if (!controlled()) return HEDDLE_REAL(pthread_getattr_np)(thread, attr);
+  const thread_record* r = heddle::rt::find_thread(thread);
+  if (r == nullptr) return HEDDLE_REAL(pthread_getattr_np)(thread, attr);
+  const int error = HEDDLE_REAL(pthread_getattr_np)(HEDDLE_REAL(pthread_self)(), attr);
+  // A thread the program started runs on a stack heddle made, with a guard
+  // page below it (backends/stack_pool.hpp), but glibc reports no guard for a
+  // stack its caller provided. Rust's standard library asserts a guard on
+  // every thread it starts, and panics without one ("there is no guard page";
+  // tests/pushbutton/thread_guard_page.c). The thread as it would be: a guard.
+  std::size_t guard = 0;
+  if (error == 0 && r->op != 1 && ::pthread_attr_getguardsize(attr, &guard) == 0 && guard == 0)
+    ::pthread_attr_setguardsize(attr, static_cast<std::size_t>(::sysconf(_SC_PAGESIZE)));
+  return error;
 }
 
 // Scheduling and affinity of a controlled thread: the operation runs where
