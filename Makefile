@@ -9,12 +9,13 @@ HEDDLE   := $(BUILD)/bin/heddle
 JOBS     ?= 2
 PREFIX   ?= /usr/local
 
-# Debian 12 packages the build needs (tools and -dev libraries). The last line:
-# tests/thirdparty (Boost's header-only libraries, and compressors as Debian ships them).
+# Debian 12 packages the build needs (tools and -dev libraries). The last two lines:
+# tests/thirdparty (header-only libraries, and compressors and other programs as Debian ships them).
 PACKAGES := cmake ninja-build g++ make ccache libboost-context-dev libcli11-dev nlohmann-json3-dev \
             libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev libdw-dev \
             libconcurrentqueue-dev chromium \
-            libboost-dev pigz xz-utils zstd lbzip2 pbzip2 bzip2 libasio-dev
+            libboost-dev pigz xz-utils zstd lbzip2 pbzip2 bzip2 libasio-dev \
+            plzip pixz ripgrep libspdlog-dev libreaderwriterqueue-dev libatomic-queue-dev libthread-pool-dev
 
 .PHONY: all deps configure build test demo bench asan-test install clean
 

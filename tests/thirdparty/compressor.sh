@@ -3,7 +3,7 @@
 # instrumented: heddle controls its pthread synchronization only) compresses
 # one input under `heddle run`; after each iteration --check decompresses what
 # it wrote and compares it with the input.
-#   compressor.sh HEDDLE ITERATIONS WORKDIR pigz|xz|zstd|lbzip2|pbzip2
+#   compressor.sh HEDDLE ITERATIONS WORKDIR pigz|xz|zstd|lbzip2|pbzip2|plzip|pixz
 set -u
 heddle=$1 iterations=$2 workdir=$3 tool=$4
 here=$(dirname "$0")
@@ -23,6 +23,13 @@ case "$tool" in
   # keeps a thread in sigwait (signals under control: docs/pushbutton.md).
   lbzip2) program="lbzip2 -n2 -1 -c input" check="bzip2 -dc | cmp - input" ;;
   pbzip2) program="pbzip2 -p2 -1 -c input" check="bzip2 -dc | cmp - input" ;;
+  # 100 KiB members (lzip's smallest is 4 KiB): three for two worker threads,
+  # which plzip's main thread hands out and collects through a queue.
+  plzip) program="plzip -n2 -B 100KiB -0 -c input" check="plzip -dc | cmp - input" ;;
+  # pixz writes an indexed xz file (not to a pipe): two threads compress
+  # blocks of half the xz preset's size, a third writes them in order.
+  pixz) rm -f input.xz
+        program="pixz -p2 -1 -f 0.5 input input.xz" check="xz -dc input.xz | cmp - input" ;;
   *) echo "compressor.sh: unknown tool $tool" >&2; exit 2 ;;
 esac
 # shellcheck disable=SC2086

@@ -1,0 +1,31 @@
+#!/bin/sh
+# tests/thirdparty: a multi-threaded program as Debian ships it (not
+# instrumented: heddle controls its synchronization only) under `heddle run`,
+# its output compared after each iteration (heddle run --check) with what the
+# same program printed outside heddle.
+#   program.sh HEDDLE ITERATIONS WORKDIR sort|rg [heddle run options...]
+set -u
+heddle=$1 iterations=$2 workdir=$3 tool=$4
+shift 4
+here=$(dirname "$0")
+mkdir -p "$workdir" && cd "$workdir" || exit 1
+case "$tool" in
+  # GNU sort sorts a buffer in threads only from 131,072 lines on
+  # (SUBTHREAD_LINES_HEURISTIC in coreutils' sort.c): 140,000 numbers, out of order.
+  sort) seq 1 140000 | awk '{ print ($1 * 7919) % 140009 }' > unsorted
+        set -- "$@" -- "$(command -v sort)" -n --parallel=2 unsorted
+        sort -n --parallel=1 unsorted > expected ;;
+  # ripgrep (Rust: its std locks and condition variables wait on the futex
+  # system call) searches 40 files in 2 threads; the order of its lines
+  # depends on the threads, so both sides are sorted.
+  rg) mkdir -p tree && i=1
+      while [ $i -le 40 ]; do seq $i 3000 > tree/f$i.txt; i=$((i + 1)); done
+      set -- "$@" -- "$(command -v rg)" -j2 -c 777 tree
+      rg -j1 -c 777 tree | sort > expected ;;
+  *) echo "program.sh: unknown program $tool" >&2; exit 2 ;;
+esac
+case "$tool" in
+  rg) check="sort | cmp - expected" ;;
+  *) check="cmp - expected" ;;
+esac
+exec "$here/check_run.sh" "$heddle" "$iterations" "$workdir" --check "$check" "$@"
