@@ -1,6 +1,6 @@
 // spdlog's asynchronous logger (Debian libspdlog-dev, used header-only): two
 // threads log through one async logger whose thread pool (one worker, a
-// bounded queue of 4 messages that blocks when full) hands each message to a
+// bounded queue of 2 messages that blocks when full) hands each message to a
 // sink written here. Every message arrives exactly once, each thread's in the
 // order it logged them, and a flush is seen after the messages before it.
 #include <spdlog/async.h>
@@ -16,7 +16,7 @@
 
 namespace {
 
-constexpr int threads = 2, per_thread = 4;
+constexpr int threads = 2, per_thread = 3;
 
 // Records each message's payload; the base sink locks the mutex around it.
 class recording_sink : public spdlog::sinks::base_sink<std::mutex> {
@@ -36,7 +36,7 @@ class recording_sink : public spdlog::sinks::base_sink<std::mutex> {
 int main() {
   auto sink = std::make_shared<recording_sink>();
   {
-    auto pool = std::make_shared<spdlog::details::thread_pool>(4, 1);
+    auto pool = std::make_shared<spdlog::details::thread_pool>(2, 1);
     auto logger = std::make_shared<spdlog::async_logger>("async", sink, pool, spdlog::async_overflow_policy::block);
     std::vector<std::thread> loggers;
     for (int t = 0; t < threads; ++t)
