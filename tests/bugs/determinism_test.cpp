@@ -10,7 +10,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <string>
@@ -182,6 +184,11 @@ TEST_P(determinism, three_shards_together_are_the_unsharded_run) {
 // Minimization is on, so that finishing takes a while and varies.
 TEST(determinism_files, two_workers_with_explore_number_trace_files_as_one_process) {
   namespace fs = std::filesystem;
+  // CTest sets HEDDLE_OUT empty for this binary (no traces), which would win
+  // over options::out: this test writes them, under a directory of its own.
+  const char* saved_out = std::getenv("HEDDLE_OUT");
+  const std::optional<std::string> restore_out = saved_out ? std::optional<std::string>(saved_out) : std::nullopt;
+  ::unsetenv("HEDDLE_OUT");
   const fs::path base = fs::temp_directory_path() / fmt::format("heddle_numbering_{}", ::getpid());
   // Each trace file's name (bug-N.json) with the signature and first iteration of its group.
   const auto files = [&](const program& p, const std::string& strategy, unsigned parallel, int run) {
@@ -211,6 +218,7 @@ TEST(determinism_files, two_workers_with_explore_number_trace_files_as_one_proce
     fs::remove_all(base);
   }
   EXPECT_GT(several, 0u) << "no program found more than one bug: the test compared nothing";
+  if (restore_out) ::setenv("HEDDLE_OUT", restore_out->c_str(), 1);
 }
 
 INSTANTIATE_TEST_SUITE_P(every_strategy, determinism, ::testing::ValuesIn(strategies), strategy_name);
