@@ -183,11 +183,11 @@ void iriw() {
 // the program runs it took; `executions`, what its verdict counts (dfs:
 // schedules, each rf and mo choice of each interleaving; dpor: distinct
 // RC11 execution graphs).
-template <void (*body)()>
-void litmus(benchmark::State& state, const char* strategy) {
+template <void (*body)(), bool dpor>
+void litmus(benchmark::State& state) {
   std::uint64_t executions = 0, iterations = 0;
   for (auto _ : state) {
-    options o = quiet(10'000'000, strategy);
+    options o = quiet(10'000'000, dpor ? "dpor" : "dfs");
     o.memory_model = memory_model::rc11;
     const result r = explore(o, body);
     if (!r || !r.stats.exhausted) {
@@ -200,16 +200,16 @@ void litmus(benchmark::State& state, const char* strategy) {
   state.counters["executions"] = static_cast<double>(executions);
   state.counters["iterations"] = static_cast<double>(iterations);
 }
-#define HEDDLE_LITMUS_BENCH(name, body)                                                                        \
-  BENCHMARK_CAPTURE(litmus<body>, dfs, "dfs")->Name("litmus/" name "/dfs")->Unit(benchmark::kMillisecond);   \
-  BENCHMARK_CAPTURE(litmus<body>, dpor, "dpor")->Name("litmus/" name "/dpor")->Unit(benchmark::kMillisecond)
+#define HEDDLE_LITMUS_BENCH(name, body)                                                      \
+  BENCHMARK(litmus<body, false>)->Name("litmus/" name "/dfs")->Unit(benchmark::kMillisecond); \
+  BENCHMARK(litmus<body, true>)->Name("litmus/" name "/dpor")->Unit(benchmark::kMillisecond)
 HEDDLE_LITMUS_BENCH("sb_relaxed", sb);
 HEDDLE_LITMUS_BENCH("mp_release_acquire", mp);
 HEDDLE_LITMUS_BENCH("wrc_release_acquire", wrc);
 HEDDLE_LITMUS_BENCH("isa2_release_acquire", isa2);
 // dfs takes about 10 s on IRIW: one exploration is the figure.
-BENCHMARK_CAPTURE(litmus<iriw>, dfs, "dfs")->Name("litmus/iriw_relaxed/dfs")->Unit(benchmark::kMillisecond)->Iterations(1);
-BENCHMARK_CAPTURE(litmus<iriw>, dpor, "dpor")->Name("litmus/iriw_relaxed/dpor")->Unit(benchmark::kMillisecond);
+BENCHMARK(litmus<iriw, false>)->Name("litmus/iriw_relaxed/dfs")->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(litmus<iriw, true>)->Name("litmus/iriw_relaxed/dpor")->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace heddle::bench
