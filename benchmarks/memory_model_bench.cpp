@@ -10,9 +10,11 @@
 //                         a test that uses only seq_cst atomics
 //     relaxed_atomics     message passing, 2 threads x 10 relaxed stores and
 //                         loads: rc11 offers each load every store it may read
-//   litmus/<test>                one dfs verification of a litmus test under
-//                                rc11 (tests/memory_model/): wall time per full
-//                                exploration, and the executions it took.
+//   litmus/<test>/<dfs|dpor>     one exhaustive verification of a litmus test
+//                                under rc11 (tests/memory_model/) by dfs or
+//                                dpor: wall time per full exploration, the
+//                                program runs it took and the executions it
+//                                counted.
 // Rates are explore()'s own counts over the CPU time of the thread running it
 // (see engine_bench.cpp); a run that finds a bug is an error, not a figure.
 #include <optional>
@@ -100,7 +102,7 @@ HEDDLE_MODEL_BENCH("mutex_increments", increments, 10'000);
 HEDDLE_MODEL_BENCH("seq_cst_atomics", seq_cst_atomics, 10'000);
 HEDDLE_MODEL_BENCH("relaxed_atomics", relaxed_atomics, 10'000);
 
-// --- litmus verification under dfs ---
+// --- litmus verification under dfs and dpor ---
 
 void sb() {
   heddle::atomic<int> x{0}, y{0};
@@ -159,25 +161,55 @@ void isa2() {
   c.join();
 }
 
-template <void (*body)()>
+// IRIW, relaxed: four threads (the body is the fourth), every load free.
+void iriw() {
+  heddle::atomic<int> x{0}, y{0};
+  int r[4] = {};
+  heddle::thread a{[&] { x.store(1, rlx); }};
+  heddle::thread b{[&] { y.store(1, rlx); }};
+  heddle::thread c{[&] {
+    r[0] = x.load(rlx);
+    r[1] = y.load(rlx);
+  }};
+  r[2] = y.load(rlx);
+  r[3] = x.load(rlx);
+  a.join();
+  b.join();
+  c.join();
+  benchmark::DoNotOptimize(r[0] + r[1] + r[2] + r[3]);
+}
+
+// One complete exploration per benchmark iteration. Counters: `iterations`,
+// the program runs it took; `executions`, what its verdict counts (dfs:
+// schedules, each rf and mo choice of each interleaving; dpor: distinct
+// RC11 execution graphs).
+template <void (*body)(), bool dpor>
 void litmus(benchmark::State& state) {
-  std::uint64_t executions = 0;
+  std::uint64_t executions = 0, iterations = 0;
   for (auto _ : state) {
-    options o = quiet(10'000'000, "dfs");
+    options o = quiet(10'000'000, dpor ? "dpor" : "dfs");
     o.memory_model = memory_model::rc11;
     const result r = explore(o, body);
     if (!r || !r.stats.exhausted) {
-      state.SkipWithError(r.bug ? r.bug->message.c_str() : "dfs did not finish");
+      state.SkipWithError(r.bug ? r.bug->message.c_str() : "the search did not finish");
       break;
     }
-    executions = r.stats.iterations;
+    executions = r.stats.schedules;
+    iterations = r.stats.iterations;
   }
   state.counters["executions"] = static_cast<double>(executions);
+  state.counters["iterations"] = static_cast<double>(iterations);
 }
-BENCHMARK(litmus<sb>)->Name("litmus/sb_relaxed")->Unit(benchmark::kMillisecond);
-BENCHMARK(litmus<mp>)->Name("litmus/mp_release_acquire")->Unit(benchmark::kMillisecond);
-BENCHMARK(litmus<wrc>)->Name("litmus/wrc_release_acquire")->Unit(benchmark::kMillisecond);
-BENCHMARK(litmus<isa2>)->Name("litmus/isa2_release_acquire")->Unit(benchmark::kMillisecond);
+#define HEDDLE_LITMUS_BENCH(name, body)                                                      \
+  BENCHMARK(litmus<body, false>)->Name("litmus/" name "/dfs")->Unit(benchmark::kMillisecond); \
+  BENCHMARK(litmus<body, true>)->Name("litmus/" name "/dpor")->Unit(benchmark::kMillisecond)
+HEDDLE_LITMUS_BENCH("sb_relaxed", sb);
+HEDDLE_LITMUS_BENCH("mp_release_acquire", mp);
+HEDDLE_LITMUS_BENCH("wrc_release_acquire", wrc);
+HEDDLE_LITMUS_BENCH("isa2_release_acquire", isa2);
+// dfs takes about 10 s on IRIW: one exploration is the figure.
+BENCHMARK(litmus<iriw, false>)->Name("litmus/iriw_relaxed/dfs")->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(litmus<iriw, true>)->Name("litmus/iriw_relaxed/dpor")->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace heddle::bench

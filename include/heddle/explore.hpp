@@ -44,6 +44,10 @@ struct statistics {
   std::chrono::nanoseconds elapsed{0};
   bool exhausted = false;  // the strategy explored its whole space
   std::uint64_t schedules = 0;  // complete schedules a systematic strategy (dfs, dpor) explored
+  // `schedules` counts executions: under rc11, dpor counts each execution
+  // graph (reads-from and modification order) once, whatever schedules made it.
+  bool schedules_are_executions = false;
+  heddle::memory_model memory_model = heddle::memory_model::sc;  // the model the run explored under
   // Iterations that used an atomic memory order weaker than seq_cst. heddle
   // runs every atomic as seq_cst, so those were checked on sequentially
   // consistent interleavings only, not on the reorderings weaker orders allow.

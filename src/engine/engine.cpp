@@ -78,6 +78,7 @@ const iteration_outcome& engine::run(strategy& s, const std::function<void()>& b
 
   outcome_.hit_max_steps = outcome_.hit_max_steps && !outcome_.found;
   outcome_.schedule_hash = schedule_hash_finish(schedule_hash_, outcome_.steps.size());
+  outcome_.weak_execution = weak_memory_ ? weak_memory_->execution() : 0;
   if (outcome_.found || outcome_.stopped) {
     outcome_.operation_names.clear();
     for (operation_id id = 1; id < op_count_; ++id) outcome_.operation_names.push_back(ops_[id].name);
@@ -352,7 +353,9 @@ inline operation_id engine::decide(bool finishing) {
   if (uniform_ != nullptr && offered.size() > 1) [[likely]] {
     pick = uniform_->below(offered.size());  // `random`, without the virtual call (strategy::uniform_draws)
   } else if (offered.size() > 1 || observes_forced_) {
-    const decision_context ctx{offered, running_, step, op_count_ - 1, user_state_hash_, finishing};
+    const operation& at = ops_[running_];
+    const decision_context ctx{offered, running_, step, op_count_ - 1, user_state_hash_, finishing,
+                               at.point, at.object, true};
     pick = strategy_->next_operation(ctx);
     if (pick >= offered.size()) [[unlikely]] return stopped_by_strategy(pick, step, offered.size());
   }
@@ -587,7 +590,7 @@ std::uint64_t engine::choose(const choice& c, const std::source_location& where)
     reschedule();  // decide() applies the max-steps policy and ends the iteration
   }
   const decision_context ctx{enabled_, running_, outcome_.steps.size(), op_count_ - 1, user_state_hash_,
-                             current_finished()};
+                             current_finished(), ops_[running_].point, ops_[running_].object, true};
   if (c.rare && c.site == 0) [[unlikely]] {
     choice sited = c;
     sited.site = call_site(where, c.object);

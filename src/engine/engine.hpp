@@ -145,6 +145,8 @@ struct iteration_outcome {
   // consistent behaviour of it.
   bool weak_order = false;
   std::vector<weak_note> weak_notes;  // rc11: stale reads and stores placed early, by step
+  // rc11: the identity of the iteration's rf and mo (weak_memory::execution), 0 under sc.
+  std::uint64_t weak_execution = 0;
   std::optional<std::string> stopped;  // the strategy stopped the iteration (reason)
   std::uint64_t max_enabled = 0;
   // The test's last heddle::state_hash of the iteration, if it called it.

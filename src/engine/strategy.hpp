@@ -45,6 +45,13 @@ struct decision_context {
   // not asked of the live engine, so a strategy also works in the fork
   // server's parent, which sees only this context.
   bool current_finished = false;
+  // Where `current` is paused now: its pending point, or the point it blocked
+  // at. dpor tells a failed attempt (blocked where its step began) from a step
+  // that went on and blocked at a later wait (a load, then a join). Known
+  // when current_point_known; the fork server's parent does not know it.
+  point_kind current_point = point_kind::start;
+  object_id current_object = 0;
+  bool current_point_known = false;
 };
 
 // A data choice: a value in [0, bound).
@@ -64,6 +71,9 @@ struct iteration_summary {
   std::uint64_t steps = 0;
   bool bug = false;
   bool hit_max_steps = false;
+  // memory_model::rc11: the identity of the iteration's reads-from and
+  // modification order (engine/weak_memory.hpp), 0 when no atomic was used.
+  std::uint64_t weak_execution = 0;
 };
 
 class strategy {
@@ -116,6 +126,9 @@ class strategy {
   // strategy stopped is none), and why the search cannot go on (a program that
   // does not replay deterministically), which ends the run.
   virtual std::uint64_t schedules_explored() const { return 0; }
+  // schedules_explored() counts executions, each once whatever schedules made
+  // it (dpor under rc11), rather than schedules.
+  virtual bool counts_executions() const { return false; }
   virtual std::string search_error() const { return {}; }
   // Systematic strategies: rare choices (spurious wake-ups and
   // compare-exchange failures) left at their usual value without exploring
@@ -137,6 +150,9 @@ inline constexpr std::uint64_t default_learning_window = 64;
 // What strategies take from the run's options besides their spec.
 struct strategy_config {
   std::uint64_t fair_after = 10000;  // fair(S): steps of S before random takes over
+  // memory_model::rc11: loads choose among stores, so dpor's dependence and
+  // what it counts as one execution change (dpor.cpp).
+  bool weak_memory = false;
 };
 
 // Builds a strategy from its spec; throws heddle::usage_error naming the problem.

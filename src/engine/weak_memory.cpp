@@ -17,6 +17,12 @@ bool is_release(std::memory_order o) {
   return o == std::memory_order_release || o == std::memory_order_acq_rel || o == std::memory_order_seq_cst;
 }
 weak_memory& state() { return engine::current()->weak_memory_state(); }
+// splitmix64's finalizer: execution() sums these, so each term must be well mixed.
+std::uint64_t mix(std::uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
 }  // namespace
 
 void weak_memory::clear() {
@@ -36,9 +42,35 @@ void weak_memory::clear() {
     o.release_fence.clear();
     o.has_release_fence = false;
     for (view& v : o.release_store) v.clear();
+    o.accesses = 0;
   }
   for (view& v : released_) v.clear();
   sc_.clear();
+  reads_from_ = 0;
+}
+
+std::uint64_t weak_memory::next_event(operation_id me, op_state& o) {
+  return mix((std::uint64_t{me} << 32 | ++o.accesses) + 0x9e3779b97f4a7c15ull);
+}
+
+// The initial store of every location is named 0: the load that reads it
+// names the location, since an operation's accesses follow from what it read.
+void weak_memory::read_from(std::uint64_t event, object_id x, std::uint32_t store) {
+  reads_from_ += mix(event ^ mix(locations_[x].stores[store].event + 1));
+}
+
+// rf as a sum over loads, plus each location's mo (without its initial store,
+// always first) folded in order; locations summed, since object ids follow
+// first use, which depends on the interleaving.
+std::uint64_t weak_memory::execution() const {
+  std::uint64_t h = reads_from_;
+  for (const location& l : locations_) {
+    if (!l.live || l.order.size() < 2) continue;
+    std::uint64_t mo = 0x243f6a8885a308d3ull;
+    for (std::size_t p = 1; p < l.order.size(); ++p) mo = mix(mo ^ l.stores[l.order[p]].event);
+    h += mo;
+  }
+  return h;
 }
 
 weak_memory::view weak_memory::fresh_view() {
@@ -144,6 +176,7 @@ void weak_memory::load(object_id x, std::memory_order order, void* value, std::s
   if (candidates > 1) k = engine_.choose({step_kind::choose_int, candidates, false, point_kind::read, x}, loc);
   const std::uint32_t store = l.order[l.order.size() - 1 - k];
   last_read_ = store;
+  read_from(next_event(me, o), x, store);
   if (k > 0) note(x, store, false, order);
   raise(o.current, x, store);
   const view& message = locations_[x].stores[store].message;
@@ -172,6 +205,7 @@ bool weak_memory::store(object_id x, std::memory_order order, const void* curren
   const bool newest = place == l.order.size();
   const std::uint32_t store = insert(x, place, value, size, me, loc);
   last_written_ = store;
+  locations_[x].stores[store].event = next_event(me, o);
   if (!newest) note(x, store, true, order);
   raise(o.current, x, store);
   message_of_store(o, x, is_release(order), store, locations_[x].stores[store].message);
@@ -187,12 +221,15 @@ void weak_memory::rmw(object_id x, std::memory_order order, const void* before, 
   const bool sc = order == std::memory_order_seq_cst;
   const std::uint32_t read = l.order.back();  // a read-modify-write reads the newest store
   last_read_ = read;
+  const std::uint64_t event = next_event(me, o);
+  read_from(event, x, read);
   raise(o.current, x, read);
   join(is_acquire(order) ? o.current : o.pending_acquire, l.stores[read].message);
   if (wrote) {
     l.stores[read].read_by_rmw = true;
     const std::uint32_t store = insert(x, l.order.size(), after, size, me, engine_.step_where());  // may move l.stores
     last_written_ = store;
+    l.stores[store].event = event;
     raise(o.current, x, store);
     view& message = l.stores[store].message;
     message_of_store(o, x, is_release(order), store, message);

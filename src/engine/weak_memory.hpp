@@ -56,6 +56,16 @@ class weak_memory {
   std::uint32_t last_read() const noexcept { return last_read_; }
   std::uint32_t last_written() const noexcept { return last_written_; }
 
+  // The identity of this iteration's execution graph so far: which store each
+  // load and read-modify-write read (rf) and each location's modification
+  // order (mo), 0 when no atomic was used. Events are named by their
+  // operation and their index among its atomic accesses, never by the order
+  // they ran in, so two interleavings that make the same rf and mo get the
+  // same value: dpor counts executions, not interleavings, by it
+  // (strategies/dpor_executions.cpp). A 64-bit hash, so two graphs collide
+  // with probability about 2^-64 per pair.
+  std::uint64_t execution() const;
+
  private:
   // A view: index = object id, value = index of a store in that location's
   // `stores` (0, the initial store, when nothing newer is known).
@@ -65,6 +75,7 @@ class weak_memory {
     operation_id by = 0;  // 0: the location's value when the iteration first used it
     std::source_location where;  // of the storing operation, for reports
     bool read_by_rmw = false;  // a read-modify-write follows it immediately in mo
+    std::uint64_t event = 0;   // its name in execution(): 0 for the initial store
     view message;
   };
   struct location {
@@ -82,6 +93,7 @@ class weak_memory {
     // RC11 release sequence: index = object id, the message view of this
     // operation's last release store there (empty: none), for its po-later stores.
     std::vector<view> release_store;
+    std::uint32_t accesses = 0;  // atomic accesses so far: the index that names the next one
   };
 
   location& at(object_id x, const void* current, std::size_t size);
@@ -97,6 +109,9 @@ class weak_memory {
   void note(object_id x, std::uint32_t store, bool placed, std::memory_order order);
   void message_of_store(op_state& o, object_id x, bool release, std::uint32_t store, view& message);
   view fresh_view();
+  // Names the running operation's next atomic access for execution().
+  std::uint64_t next_event(operation_id me, op_state& o);
+  void read_from(std::uint64_t event, object_id x, std::uint32_t store);
 
   engine& engine_;
   std::vector<location> locations_;  // index = object id
@@ -105,6 +120,7 @@ class weak_memory {
   view sc_;                          // seq_cst operations and fences meet here
   std::uint32_t last_read_ = 0;
   std::uint32_t last_written_ = 0;
+  std::uint64_t reads_from_ = 0;  // execution()'s rf part: a sum, so the order loads ran in does not count
   // Iterations reuse every vector above (clear() keeps their capacity) and the
   // message views of the last iteration's stores, so that a warm iteration
   // allocates nothing: rc11 then costs seq_cst-only tests little.

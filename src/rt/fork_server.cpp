@@ -206,6 +206,7 @@ int explore_program(const program_entry& program, run_plan& plan, bool json_summ
   stats.elapsed = clock::now() - started;
   stats.max_steps = o.max_steps;
   stats.schedules = plan.chosen->schedules_explored();
+  stats.memory_model = o.memory_model;
   stats.bounded_choices = plan.chosen->bounded_choices();
   const double rate = stats.iterations_per_second();
   const std::vector<std::string> caveats = plan.replaying == nullptr ? stats.caveats() : std::vector<std::string>{};

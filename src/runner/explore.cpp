@@ -149,6 +149,7 @@ result run_here(const run_context& run) {
   res.stats = stats.finish(std::chrono::steady_clock::now() - started);
   res.stats.exhausted = exhausted;
   res.stats.schedules = runner.chosen().schedules_explored();
+  res.stats.schedules_are_executions = runner.chosen().counts_executions();
   res.stats.bounded_choices = runner.chosen().bounded_choices();
   res.stats.max_steps = opts.max_steps;
   bugs.into(res);
@@ -168,12 +169,9 @@ result detail::explore_as_given(const options& opts, std::function<void()> body,
   if (!opts.replay.empty()) return replay(opts, body, id);
   // A bad spec is a usage error before anything runs, here as in workers.
   const std::unique_ptr<detail::strategy> probe = make_strategy(opts.strategy, {.fair_after = opts.fair_after});
-  // dpor's dependencies are those of interleavings: under rc11 it would prune
-  // reads-from choices it does not know and call the rest "verified".
-  if (opts.memory_model == memory_model::rc11 && probe->describe().find("dpor") != std::string::npos)
-    throw usage_error("dpor explores sequentially consistent interleavings only; use dfs for --memory-model rc11");
   const run_context run{opts, id, std::move(body), test_directory(opts, id), std::move(reduce)};
   result res = opts.parallel == 0 ? run_here(run) : run_workers(run);
+  res.stats.memory_model = opts.memory_model;
   // Counted in shared memory, so workers' suppressed races are here too.
   for (std::size_t i = 0; i < active_suppressions().entries.size(); ++i) res.stats.races_suppressed += suppressed_count(i);
   return res;

@@ -149,7 +149,8 @@ iteration_runner::iteration_runner(const run_context& run, signature_table& sign
     : run_(run),
       signatures_(signatures),
       log_(log),
-      chosen_(make_strategy(run.opts.strategy, {.fair_after = run.opts.fair_after})),
+      chosen_(make_strategy(run.opts.strategy, {.fair_after = run.opts.fair_after,
+                                                .weak_memory = run.opts.memory_model == memory_model::rc11})),
       window_(chosen_->learning_window()),
       streaming_(log != nullptr ? std::make_unique<streaming_strategy>(*chosen_, *log) : nullptr),
       active_(streaming_ ? streaming_.get() : chosen_.get()),
@@ -192,7 +193,8 @@ void iteration_runner::start_window_if_due(std::uint64_t index) {
   next_index_ = index + 1;
   fresh_ = false;
   if (!due) return;
-  chosen_ = make_strategy(run_.opts.strategy, {.fair_after = run_.opts.fair_after});
+  chosen_ = make_strategy(run_.opts.strategy, {.fair_after = run_.opts.fair_after,
+                                               .weak_memory = run_.opts.memory_model == memory_model::rc11});
   if (streaming_) streaming_ = std::make_unique<streaming_strategy>(*chosen_, *log_);
   active_ = streaming_ ? streaming_.get() : chosen_.get();
 }
@@ -205,7 +207,8 @@ const iteration_outcome& iteration_runner::run_one(std::uint64_t index) {
   guard_.begin_iteration(index);
   const iteration_outcome& outcome = engine_.run(*active_, run_.body);
   guard_.end_iteration();
-  active_->end_iteration({outcome.steps.size(), outcome.found.has_value(), outcome.hit_max_steps});
+  active_->end_iteration({outcome.steps.size(), outcome.found.has_value(), outcome.hit_max_steps,
+                          outcome.weak_execution});
   return outcome;
 }
 

@@ -212,6 +212,8 @@ void merge(statistics& a, const statistics& b) {
   a.elapsed = std::max(a.elapsed, b.elapsed);
   a.exhausted = a.exhausted || b.exhausted;
   a.schedules += b.schedules;
+  a.schedules_are_executions = a.schedules_are_executions || b.schedules_are_executions;
+  if (b.memory_model == memory_model::rc11) a.memory_model = memory_model::rc11;
   a.workers += b.workers;
   a.workers_replaced += b.workers_replaced;
   unite(a.schedule_hashes, b.schedule_hashes, a.distinct_schedules, b.distinct_schedules);

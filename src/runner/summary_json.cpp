@@ -56,6 +56,8 @@ json stats_to_json(const statistics& s) {
           {"distinct_end_states", s.distinct_end_states},
           {"exhausted", s.exhausted},
           {"schedules", s.schedules},
+          {"schedules_are_executions", s.schedules_are_executions},
+          {"memory_model", std::string(to_string(s.memory_model))},
           {"weak_order_iterations", s.weak_order_iterations},
           {"bounded_choices", s.bounded_choices},
           {"max_steps", s.max_steps},
@@ -80,6 +82,8 @@ statistics stats_from_json(const json& j) {
   s.distinct_end_states = j.value("distinct_end_states", std::uint64_t{0});
   s.exhausted = j.value("exhausted", false);
   s.schedules = j.value("schedules", std::uint64_t{0});
+  s.schedules_are_executions = j.value("schedules_are_executions", false);
+  s.memory_model = j.value("memory_model", std::string{"sc"}) == "rc11" ? memory_model::rc11 : memory_model::sc;
   s.weak_order_iterations = j.value("weak_order_iterations", std::uint64_t{0});
   s.bounded_choices = j.value("bounded_choices", std::uint64_t{0});
   s.max_steps = j.value("max_steps", std::uint64_t{0});

@@ -66,13 +66,20 @@ std::string pass_verdict(const statistics& s) {
                        plural(s.iterations, "iteration"), limit, limit);
   }
   if (s.exhausted) {
-    const std::string all = fmt::format("explored all {}", plural(s.schedules > 0 ? s.schedules : s.iterations, "schedule"));
+    const std::string all =
+        fmt::format("explored all {}", plural(s.schedules > 0 ? s.schedules : s.iterations,
+                                              s.schedules_are_executions ? "execution" : "schedule"));
     if (s.max_steps_hits > 0)
       return fmt::format("passed, cut: {}, {} of them cut at --max-steps {} (not verified)", all, s.max_steps_hits,
                          s.max_steps);
-    if (weak || s.bounded_choices > 0)
+    // Under rc11 "verified" names its model; atomics that still ran as
+    // seq_cst there (push-button mixed sizes) keep the sc wording.
+    if (weak || (s.memory_model == memory_model::sc && s.bounded_choices > 0))
       return fmt::format("passed: {}, verified for sequentially consistent interleavings only{}", all,
                          s.bounded_choices > 0 ? " and spurious events once per call site" : "");
+    if (s.memory_model == memory_model::rc11)
+      return fmt::format("passed: {}, verified under RC11{}", all,
+                         s.bounded_choices > 0 ? " with spurious events once per call site" : "");
     return fmt::format("passed: {} (verified)", all);
   }
   if (s.max_steps_hits > 0)

@@ -208,6 +208,7 @@ class parent {
   result res_;
   std::optional<progress_line> progress_;
   std::uint64_t schedules_ = 0;
+  bool executions_ = false;  // schedules_ counts rc11 executions (dpor)
   std::uint64_t bounded_choices_ = 0;  // likewise, from the systematic strategy's worker
   std::string error_;
 };
@@ -352,6 +353,7 @@ void parent::work(worker& w, const assignment& assigned, int to_parent) {
     }
     send({{"t", "done"},
           {"schedules", runner.chosen().schedules_explored()},
+          {"executions", runner.chosen().counts_executions()},
           {"bounded_choices", runner.chosen().bounded_choices()}});
   } catch (const std::exception& e) {
     send({{"t", "error"}, {"message", e.what()}});
@@ -381,6 +383,7 @@ void parent::handle(const json& m, worker& w) {
     stop();
   } else if (type == "done") {
     schedules_ += m.value("schedules", std::uint64_t{0});
+    executions_ = executions_ || m.value("executions", false);
     bounded_choices_ += m.value("bounded_choices", std::uint64_t{0});
   } else if (type == "error") {
     if (error_.empty()) error_ = m.value("message", "a worker failed");
@@ -686,6 +689,7 @@ result parent::run() {
   res_.stats.workers = workers;
   res_.stats.workers_replaced = replaced;
   res_.stats.schedules = schedules_;
+  res_.stats.schedules_are_executions = executions_;
   res_.stats.bounded_choices = bounded_choices_;
   res_.stats.max_steps = opts_.max_steps;
   std::sort(res_.iterations.begin(), res_.iterations.end(),

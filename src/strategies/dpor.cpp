@@ -35,6 +35,8 @@ void dpor_strategy::begin_iteration(std::uint64_t, std::uint64_t) {
   last_schedule_ = no_step;
   outcome_known_ = true;
   sites_.begin_iteration();
+  choices_ = 0;
+  choices_by_op_.clear();
 }
 
 std::size_t dpor_strategy::next_operation(const decision_context& ctx) {
@@ -76,6 +78,7 @@ std::uint64_t dpor_strategy::next_value(const decision_context& ctx, const choic
                                  d.data ? fmt::format("one below {}", d.offered) : "a scheduling decision"));
     ++depth_;
     sites_.taken(c, d.value, false);
+    note_choice(c, d.value);
     return d.value;
   }
   decision d;
@@ -85,10 +88,11 @@ std::uint64_t dpor_strategy::next_value(const decision_context& ctx, const choic
   stack_.push_back(std::move(d));
   ++depth_;
   sites_.taken(c, 0, bound < c.bound);
+  note_choice(c, 0);
   return 0;
 }
 
-void dpor_strategy::end_iteration(const iteration_summary&) {
+void dpor_strategy::end_iteration(const iteration_summary& summary) {
   if (!error_.empty()) {
     exhausted_ = true;
     return;
@@ -102,8 +106,11 @@ void dpor_strategy::end_iteration(const iteration_summary&) {
   // The last step's operation finished, or the iteration ended (bug,
   // deadlock, max steps): assume it finished, which only adds dependence.
   if (!outcome_known_ && !events_.empty()) events_.back().f.finishes = true;
-  if (stop_.empty()) ++schedules_;
   analyze();
+  if (stop_.empty()) {
+    if (!weak_ || executions_.insert(execution_identity(summary.weak_execution)).second) ++schedules_;
+    else ++repeated_;
+  }
   backtrack();
 }
 
@@ -124,7 +131,7 @@ std::size_t dpor_strategy::take(const decision& d, const decision_context& ctx) 
   std::size_t index = 0;
   while (ctx.enabled[index].id != d.explored.back()) ++index;
   step_event e;
-  e.f = pending_footprint(ctx.enabled[index]);
+  e.f = footprint_of(ctx.enabled[index]);
   e.node = depth_;
   if (e.f.op < retry_.size() && retry_[e.f.op].first != no_step) {
     std::tie(e.failed, e.waker) = retry_[e.f.op];
@@ -149,9 +156,15 @@ void dpor_strategy::observe(const decision_context& ctx) {
       if (ctx.current == f.op && ctx.current_finished) {
         f.finishes = true;
       } else {
-        // A pure attempt blocks on its own object; anything else blocked on
-        // an object learned only when it is woken.
-        (pure_attempt(f.kind) ? f.invisible : f.global) = true;
+        // A pure attempt that blocked on its own object failed: no step at
+        // all. A step that went on and blocked at a later wait (a load, then
+        // a join of an unfinished thread, which blocks without a point of
+        // its own) took effect, and so did any other step that blocked:
+        // global until it is woken and its object is known. Taking such a
+        // load for a failed attempt kept operations asleep across it and
+        // lost schedules (IRIW under seq_cst lost (0, 0, 1, 0)).
+        const bool failed = pure_attempt(f.kind) && (!ctx.current_point_known || ctx.current_object == f.object);
+        (failed ? f.invisible : f.global) = true;
         blocked_.push_back(events_.size() - 1);
       }
     }
@@ -190,7 +203,7 @@ std::vector<footprint> dpor_strategy::propagated_sleep() const {
     if (!dependent(f, step)) out.push_back(f);
   for (std::size_t i = 0; i + 1 < d.explored.size(); ++i)
     for (const pending_operation& p : d.enabled)
-      if (p.id == d.explored[i] && !dependent(pending_footprint(p), step)) out.push_back(pending_footprint(p));
+      if (p.id == d.explored[i] && !dependent(footprint_of(p), step)) out.push_back(footprint_of(p));
   return out;
 }
 
@@ -219,6 +232,8 @@ void dpor_strategy::backtrack() {
 
 }  // namespace dpor_impl
 
-std::unique_ptr<strategy> make_dpor_strategy() { return std::make_unique<dpor_impl::dpor_strategy>(); }
+std::unique_ptr<strategy> make_dpor_strategy(bool weak_memory) {
+  return std::make_unique<dpor_impl::dpor_strategy>(weak_memory);
+}
 
 }  // namespace heddle::detail

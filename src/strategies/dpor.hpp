@@ -8,6 +8,7 @@
 #include <limits>
 #include <span>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "strategies/spurious_sites.hpp"
@@ -94,6 +95,7 @@ inline bool contains(const std::vector<operation_id>& v, operation_id op) { retu
 
 class dpor_strategy final : public strategy {
  public:
+  explicit dpor_strategy(bool weak_memory) : weak_(weak_memory) {}
   void begin_iteration(std::uint64_t, std::uint64_t) override;
   std::size_t next_operation(const decision_context& ctx) override;
   std::uint64_t next_value(const decision_context& ctx, const choice& c) override;
@@ -103,7 +105,9 @@ class dpor_strategy final : public strategy {
   bool exhausted() const override { return exhausted_; }
   std::string stop_reason() const override { return error_.empty() ? stop_ : error_; }
   std::string search_error() const override { return error_; }
+  // Under rc11: distinct executions (dpor_executions.cpp), not schedules.
   std::uint64_t schedules_explored() const override { return schedules_; }
+  bool counts_executions() const override { return weak_; }
   std::uint64_t bounded_choices() const override { return sites_.bounded_choices(); }
 
  private:
@@ -114,6 +118,25 @@ class dpor_strategy final : public strategy {
   // At a scheduling decision: how the previous step ended, which blocked
   // operations were woken, which operations were created.
   void observe(const decision_context& ctx);
+  // The footprint of a pending step. Under rc11 a fence reads and writes the
+  // seq_cst view (and, conservatively for every order, is dependent with
+  // every step): it is global.
+  footprint footprint_of(const pending_operation& p) const {
+    footprint f = pending_footprint(p);
+    if (weak_ && p.point == point_kind::fence) f.global = true;
+    return f;
+  }
+  // rc11: a data choice of the memory model (which store a load reads, where
+  // a store goes in mo), whose meaning the engine's weak_execution carries.
+  bool weak_choice(const choice& c) const {
+    return weak_ && !c.rare && (c.point == point_kind::read || c.point == point_kind::write);
+  }
+  // rc11: folds a data choice that is not the memory model's into the identity.
+  void note_choice(const choice& c, std::uint64_t value);
+  // rc11: the identity of the iteration that just ended, after analyze():
+  // the memory model's rf and mo (`weak`), plus, for every other step, the
+  // step before it that wrote its object, plus the other data choices.
+  std::uint64_t execution_identity(std::uint64_t weak) const;
   object_id self_of(operation_id op) const { return op < self_of_.size() ? self_of_[op] : 0; }
   bool dependent(const footprint& a, const footprint& b) const;
   // Source-DPOR's Sleep' for the decision after the last step: the operations
@@ -150,6 +173,17 @@ class dpor_strategy final : public strategy {
   std::size_t width_ = 0;
   std::uint64_t schedules_ = 0;
   spurious_sites sites_;
+  // Under rc11 (weak_): an iteration is one execution of the test, counted
+  // once however many schedules produce it. Different schedules make the
+  // same execution when a load could read the same store before or after
+  // another store ran, or two stores take the same mo either way round; the
+  // search covers every execution, and executions_ keeps it from being
+  // counted twice (docs/strategies.md, "dpor under rc11").
+  bool weak_ = false;
+  std::unordered_set<std::uint64_t> executions_;
+  std::uint64_t repeated_ = 0;              // complete iterations that repeated an execution
+  std::uint64_t choices_ = 0;               // this iteration's other data choices, folded
+  std::vector<std::uint32_t> choices_by_op_;  // by operation: its data choices so far
   bool exhausted_ = false;
   std::string stop_;
   std::string error_;

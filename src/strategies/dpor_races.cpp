@@ -21,9 +21,12 @@
 //
 // Departures, because the engine runs a blocking call as a step that blocks:
 // - A failed attempt (a step from an acquire, acquire_shared, wait, join or
-//   read point after which its operation blocked, not finished; told apart
-//   with decision_context::current_finished) changes nothing: it is treated as no step at all,
-//   and the operation as disabled until woken. Its retry carries the effect.
+//   read point after which its operation blocked on that same object, not
+//   finished; told apart with decision_context::current_finished and
+//   current_object) changes nothing: it is treated as no step at all, and the
+//   operation as disabled until woken. Its retry carries the effect. A step
+//   that blocked elsewhere (a load, then a join of an unfinished thread) took
+//   effect.
 // - Races are reversible only where the later operation could have run: a
 //   join never races with the joined operation; a retry never races with the
 //   step that woke it (it races instead with that operation's earlier step on

@@ -42,9 +42,9 @@ const entry registry[] = {
        return make_dfs_strategy(parse_count(spec, arg->substr(3), 0, 20));
      }},
     {"dpor", "dpor",
-     [](std::string_view spec, std::optional<std::string_view> arg, const strategy_config&) {
+     [](std::string_view spec, std::optional<std::string_view> arg, const strategy_config& config) {
        no_argument(spec, arg);
-       return make_dpor_strategy();
+       return make_dpor_strategy(config.weak_memory);
      }},
     {"random", "random",
      [](std::string_view spec, std::optional<std::string_view> arg, const strategy_config&) {

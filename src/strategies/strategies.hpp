@@ -13,7 +13,9 @@ std::unique_ptr<strategy> make_random_strategy();
 std::unique_ptr<strategy> make_pct_strategy(unsigned depth);
 // Exhaustive search (dfs.cpp, dpor.cpp); no bound = plain dfs.
 std::unique_ptr<strategy> make_dfs_strategy(std::optional<unsigned> preemption_bound);
-std::unique_ptr<strategy> make_dpor_strategy();
+// weak_memory: memory_model::rc11, whose reads-from and mo choices dpor
+// explores and counts as executions (dpor_executions.cpp).
+std::unique_ptr<strategy> make_dpor_strategy(bool weak_memory = false);
 std::unique_ptr<strategy> make_prob_strategy(unsigned flips);
 std::unique_ptr<strategy> make_pctt_strategy(unsigned depth);
 std::unique_ptr<strategy> make_pos_strategy();

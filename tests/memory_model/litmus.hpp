@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "heddle/atomic.hpp"
@@ -26,12 +27,38 @@ inline constexpr auto acq_rel = std::memory_order_acq_rel;
 inline constexpr auto sc = std::memory_order_seq_cst;
 inline constexpr std::uint64_t bound_4 = 20'000;  // executions of a four-thread test
 
-// Every final outcome of `body` over all rc11 executions dfs explores. The
-// four-thread tests have too many interleavings for dfs to finish in a unit
-// test's time (about a million executions, 10 s here, when it does; its first
-// executions all vary the last thread only): they run `bound` random
-// executions instead (fixed seed), which must reach every allowed outcome and
-// no forbidden one all the same.
+// dpor's exhaustive run of `body` under rc11: the outcomes it reached and the
+// executions it counted (each execution graph once, docs/memory-model.md,
+// "dpor under rc11"). Its verdict names the model.
+struct dpor_run {
+  outcomes seen;
+  std::uint64_t executions = 0;
+};
+inline dpor_run explore_dpor_rc11(const std::function<outcome()>& body) {
+  dpor_run run;
+  heddle::options o{.iterations = 1'000'000, .strategy = "dpor"};
+  o.print_report = false;
+  o.out.clear();
+  o.memory_model = heddle::memory_model::rc11;
+  auto r = heddle::explore(o, [&] { run.seen.insert(body()); });
+  EXPECT_TRUE(r) << r.report;
+  EXPECT_TRUE(r.stats.exhausted) << r.verdict();
+  EXPECT_TRUE(r.stats.schedules_are_executions);
+  EXPECT_EQ(r.verdict(), "passed: explored all " + std::to_string(r.stats.schedules) + " execution" +
+                             (r.stats.schedules == 1 ? "" : "s") + ", verified under RC11");
+  run.executions = r.stats.schedules;
+  return run;
+}
+// The number of RC11 executions of `body` dpor explored.
+inline std::uint64_t executions_rc11(const std::function<outcome()>& body) { return explore_dpor_rc11(body).executions; }
+
+// Every final outcome of `body` over all rc11 executions dfs explores; dpor
+// must reach exactly the same ones. The four-thread tests have too many
+// interleavings for dfs to finish in a unit test's time (about a million
+// executions, 10 s here, when it does; its first executions all vary the last
+// thread only): they run `bound` random executions instead (fixed seed),
+// which must reach every allowed outcome and no forbidden one all the same;
+// dpor, which does not interleave independent steps, still explores them all.
 inline outcomes explore_rc11(const std::function<outcome()>& body, std::uint64_t bound = 0) {
   outcomes seen;
   heddle::options o{.iterations = bound != 0 ? bound : 1'000'000, .strategy = bound != 0 ? "random" : "dfs"};
@@ -42,7 +69,9 @@ inline outcomes explore_rc11(const std::function<outcome()>& body, std::uint64_t
   EXPECT_TRUE(r) << r.report;
   if (bound == 0) {
     EXPECT_TRUE(r.stats.exhausted);
+    EXPECT_NE(r.verdict().find(" schedules, verified under RC11"), std::string::npos) << r.verdict();
   }
+  EXPECT_EQ(explore_dpor_rc11(body).seen, seen) << "dpor reached other outcomes than " << o.strategy;
   return seen;
 }
 

@@ -1,6 +1,6 @@
 // Litmus tests of causality and of the order of writes under
 // memory_model::rc11: ISA2, R, S and RWC, each with relaxed, release/acquire,
-// seq_cst and fence variants, explored exhaustively by dfs. Each expected set
+// seq_cst and fence variants, explored exhaustively by dfs and by dpor. Each expected set
 // is derived from the RC11 axioms (Lahav et al., PLDI 2017, section 3):
 //   coherence     hb;eco? is irreflexive
 //   atomicity     rmw ∩ (rb;mo) is empty
@@ -179,6 +179,23 @@ TEST(litmus, rwc_seq_cst_and_sc_fences_forbid_it) {
   const auto allowed = without(all_outcomes(3, 1), {{1, 0, 0}});
   EXPECT_EQ(explore_rc11([] { return rwc(sc, sc, false); }), allowed);
   EXPECT_EQ(explore_rc11([] { return rwc(rlx, rlx, true); }), allowed);
+}
+
+// How many executions dpor explores: each location has one store besides its
+// initial value (S and R: two, whose mo is the outcome's final value), so
+// there is one execution per allowed outcome (GenMC's S: 4).
+TEST(litmus_executions, isa2_r_s_rwc_have_one_execution_per_outcome) {
+  EXPECT_EQ(executions_rc11([] { return isa2({}); }), 8u);
+  EXPECT_EQ(executions_rc11([] { return isa2({rel, acq, rel, acq}); }), 7u);
+  EXPECT_EQ(executions_rc11([] { return isa2({.fences = true}); }), 7u);
+  EXPECT_EQ(executions_rc11([] { return r_test(rlx, rlx, false); }), 4u);
+  EXPECT_EQ(executions_rc11([] { return r_test(sc, sc, false); }), 3u);
+  EXPECT_EQ(executions_rc11([] { return r_test(rlx, rlx, true); }), 3u);
+  EXPECT_EQ(executions_rc11([] { return s_test(rlx, rlx, false, false); }), 4u);
+  EXPECT_EQ(executions_rc11([] { return s_test(rel, acq, false, false); }), 3u);
+  EXPECT_EQ(executions_rc11([] { return rwc(rlx, rlx, false); }), 8u);
+  EXPECT_EQ(executions_rc11([] { return rwc(sc, sc, false); }), 7u);
+  EXPECT_EQ(executions_rc11([] { return rwc(rlx, rlx, true); }), 7u);
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
-// Classic litmus tests under memory_model::rc11, explored exhaustively by dfs:
-// heddle must reach exactly the final outcomes RC11 allows (Lahav et al., PLDI
+// Classic litmus tests under memory_model::rc11, explored exhaustively by dfs
+// and by dpor: heddle must reach exactly the final outcomes RC11 allows (Lahav et al., PLDI
 // 2017; the C11 tables of herd7 and of Batty et al., POPL 2011), every allowed
 // one and never a forbidden one. The tables below are written from the model,
 // with the forbidden outcomes named at each test, not from heddle's output.
@@ -452,6 +452,156 @@ TEST(litmus, an_rmw_reads_the_store_right_before_it_in_modification_order) {
               return outcome{r1, r2, x.load(rlx)};
             }),
             (outcomes{{0, 1, 2}, {1, 0, 2}}));
+}
+
+// --- How many executions dpor explores (docs/memory-model.md derives SB and
+// MP by hand). An execution is a graph: each load's store (rf) and each
+// location's modification order (mo); the final loads in the test body read
+// the last store in mo, so they add no choice. Where every location has one
+// store besides its initial value, rf fixes the values read and mo is
+// trivial, so there is one execution per allowed outcome; 2+2W's outcome is
+// its two mo orders. Cross-checked with GenMC's own litmus suite
+// (tests/correct/litmus/*/expected.rc11.mo.in: SB 4, SB+4sc 3, MP (release/
+// acquire) 3, LB 3, 2+2W 4, 2+2W+4sc 3, CoRR2 72, CoWR 3, CoRW 3).
+
+TEST(litmus_executions, sb_has_one_execution_per_pair_of_reads) {
+  EXPECT_EQ(executions_rc11([] { return sb(rlx, rlx, false); }), 4u);
+  EXPECT_EQ(executions_rc11([] { return sb(rel, acq, false); }), 4u);
+  EXPECT_EQ(executions_rc11([] { return sb(sc, sc, false); }), 3u);
+  EXPECT_EQ(executions_rc11([] { return sb(rlx, rlx, true); }), 3u);
+  EXPECT_EQ(executions_rc11([] { return sb(rel, acq, true); }), 3u);
+  EXPECT_EQ(executions_rc11([] { return sb_mixed({.fence = true}, {}); }), 4u);
+  EXPECT_EQ(executions_rc11([] { return sb_mixed({.fence = true}, {.store = sc, .load = sc}); }), 3u);
+  EXPECT_EQ(executions_rc11([] { return sb_mixed({.store = sc}, {.store = sc}); }), 4u);
+}
+TEST(litmus_executions, mp_counts_its_reads_from_choices) {
+  EXPECT_EQ(executions_rc11([] { return mp(rlx, rlx); }), 4u);
+  EXPECT_EQ(executions_rc11([] { return mp(rel, acq); }), 3u);
+  EXPECT_EQ(executions_rc11([] { return mp(rlx, rlx, rel, acq); }), 3u);
+  EXPECT_EQ(executions_rc11([] { return mp(sc, sc); }), 3u);
+  EXPECT_EQ(executions_rc11([] { return mp(rel, rlx); }), 4u);
+}
+// MP written as a reader that reads the data only after seeing the flag: when
+// the flag reads 0 there is no second load, so relaxed has 1 + 2 = 3
+// executions, and release/acquire 1 + 1 = 2.
+TEST(litmus_executions, mp_with_a_guarded_read_has_one_execution_fewer) {
+  auto guarded = [](std::memory_order st, std::memory_order ld) {
+    heddle::atomic<int> d{0}, f{0};
+    int r1 = -1, r2 = -1;
+    heddle::thread a([&] {
+      d.store(1, rlx);
+      f.store(1, st);
+    });
+    heddle::thread b([&] {
+      r1 = f.load(ld);
+      if (r1 == 1) r2 = d.load(rlx);
+    });
+    a.join();
+    b.join();
+    return outcome{r1, r2};
+  };
+  EXPECT_EQ(executions_rc11([&] { return guarded(rlx, rlx); }), 3u);
+  EXPECT_EQ(executions_rc11([&] { return guarded(rel, acq); }), 2u);
+}
+TEST(litmus_executions, lb_2_plus_2w_and_the_coherence_tests) {
+  EXPECT_EQ(executions_rc11([] { return lb(rlx, rlx); }), 3u);
+  EXPECT_EQ(executions_rc11([] { return two_plus_two_w(rlx); }), 4u);
+  EXPECT_EQ(executions_rc11([] { return two_plus_two_w(sc); }), 3u);
+  EXPECT_EQ(executions_rc11([] { return two_plus_two_w(rlx, true); }), 3u);
+  // CoRR: r1, r2 over init and x=1, never back in mo: (0,0), (0,1), (1,1).
+  EXPECT_EQ(executions_rc11([] {
+              heddle::atomic<int> x{0};
+              int r1 = -1, r2 = -1;
+              heddle::thread a([&] { x.store(1, rlx); });
+              heddle::thread b([&] {
+                r1 = x.load(rlx);
+                r2 = x.load(rlx);
+              });
+              a.join();
+              b.join();
+              return outcome{r1, r2};
+            }),
+            3u);
+  // CoWW: mo is 0, 1, 2; the reader's two loads go forward in it: 3+2+1.
+  EXPECT_EQ(executions_rc11([] {
+              heddle::atomic<int> x{0};
+              int r1 = -1, r2 = -1;
+              heddle::thread a([&] {
+                x.store(1, rlx);
+                x.store(2, rlx);
+              });
+              heddle::thread b([&] {
+                r1 = x.load(rlx);
+                r2 = x.load(rlx);
+              });
+              a.join();
+              b.join();
+              return outcome{r1, r2};
+            }),
+            6u);
+}
+// CoRR2: mo of x is 0, then 1 and 2 either way (2); each reader's two loads
+// go forward in it over three stores (3+2+1 = 6 pairs each): 2 * 6 * 6 = 72.
+TEST(litmus_executions, corr2_has_72) {
+  EXPECT_EQ(executions_rc11([] {
+              heddle::atomic<int> x{0};
+              int r[4] = {-1, -1, -1, -1};
+              heddle::thread a([&] { x.store(1, rlx); });
+              heddle::thread b([&] { x.store(2, rlx); });
+              heddle::thread c([&] {
+                r[0] = x.load(rlx);
+                r[1] = x.load(rlx);
+              });
+              r[2] = x.load(rlx);
+              r[3] = x.load(rlx);
+              a.join();
+              b.join();
+              c.join();
+              return outcome{r[0], r[1], r[2], r[3]};
+            }),
+            72u);
+}
+TEST(litmus_executions, iriw_and_wrc) {
+  EXPECT_EQ(executions_rc11([] { return iriw(rlx, rlx, false); }), 16u);
+  EXPECT_EQ(executions_rc11([] { return iriw(sc, sc, false); }), 15u);
+  EXPECT_EQ(executions_rc11([] { return iriw(rlx, rlx, true); }), 15u);
+  EXPECT_EQ(executions_rc11([] { return wrc({}); }), 8u);
+  EXPECT_EQ(executions_rc11([] { return wrc({rel, acq, rel, acq}); }), 7u);
+  EXPECT_EQ(executions_rc11([] { return wrc({.fences = true}); }), 7u);
+}
+// Read-modify-writes: x=1 || fetch_add reads 0 (x=1 then goes after it in mo)
+// or reads 1: 2. The release sequence test: the RMW reads 0 (mo 0, U, W) or
+// W (mo 0, W, U), and the acquire load reads any of the three stores, but
+// reading U=2 forces d=1: 3 + 3 = 6.
+TEST(litmus_executions, read_modify_writes) {
+  EXPECT_EQ(executions_rc11([] {
+              heddle::atomic<int> x{0};
+              int r = -1;
+              heddle::thread a([&] { x.store(1, rlx); });
+              heddle::thread b([&] { r = x.fetch_add(10, rlx); });
+              a.join();
+              b.join();
+              return outcome{r, x.load(rlx)};
+            }),
+            2u);
+  EXPECT_EQ(executions_rc11([] {
+              heddle::atomic<int> x{0}, d{0};
+              int r1 = -1, r2 = -1;
+              heddle::thread a([&] {
+                d.store(1, rlx);
+                x.store(1, rel);
+              });
+              heddle::thread b([&] { x.fetch_add(1, rlx); });
+              heddle::thread c([&] {
+                r1 = x.load(acq);
+                r2 = r1 == 2 ? d.load(rlx) : -1;
+              });
+              a.join();
+              b.join();
+              c.join();
+              return outcome{r1, r2};
+            }),
+            6u);
 }
 
 // Under the default memory model nothing changes: SB's (0, 0) never appears.

@@ -17,6 +17,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 
 #include "heddle/atomic.hpp"
 #include "heddle/explore.hpp"
@@ -411,6 +412,59 @@ TEST(lock_free_bugs, reference_count_with_a_relaxed_decrement_writes_after_free)
 }
 TEST(lock_free_bugs, reference_count_with_a_release_decrement_is_verified) {
   expect_verified(heddle::explore(dfs(), [] { two_owners(rel); }));
+}
+
+// --- dpor under rc11: each bug found, each twin verified, counting
+// executions (each execution graph once), never more than dfs's schedules.
+heddle::options dpor() { return quiet({.iterations = 1'000'000, .strategy = "dpor"}); }
+void expect_verified_by_dpor(const std::function<void()>& body) {
+  const heddle::result r = heddle::explore(dpor(), body);
+  expect_verified(r);
+  EXPECT_TRUE(r.stats.schedules_are_executions);
+  EXPECT_NE(r.verdict().find(" executions, verified under RC11"), std::string::npos) << r.verdict();
+  const heddle::result d = heddle::explore(dfs(), body);
+  EXPECT_LE(r.stats.schedules, d.stats.schedules) << "dpor counted more executions than dfs ran schedules";
+}
+
+TEST(lock_free_bugs, dpor_finds_the_seqlock_bugs_and_verifies_boehms_fences) {
+  expect_assertion(heddle::explore(dpor(), [] { seqlock(seqlock_mistake::writer_fence_before_the_odd_count); }),
+                   "a seqlock reader accepted a torn snapshot");
+  expect_assertion(heddle::explore(dpor(), [] { seqlock(seqlock_mistake::reader_acquire_load_for_the_fence); }),
+                   "a seqlock reader accepted a torn snapshot");
+  expect_verified_by_dpor([] { seqlock(seqlock_mistake::none); });
+}
+TEST(lock_free_bugs, dpor_finds_peterson_and_dekker_with_release_acquire_and_verifies_seq_cst) {
+  expect_assertion(heddle::explore(dpor(), [] {
+                     peterson lock{.store = rel, .load = acq};
+                     two_threads_lock(lock, 1);
+                   }),
+                   "two threads are in the critical section at once");
+  expect_verified_by_dpor([] {
+    peterson lock{.store = sc, .load = sc};
+    two_threads_lock(lock, 1);
+  });
+  expect_assertion(heddle::explore(dpor(), [] {
+                     dekker lock{.store = rel, .load = acq};
+                     two_threads_lock(lock, 1);
+                   }),
+                   "two threads are in the critical section at once");
+  expect_verified_by_dpor([] {
+    dekker lock{.store = sc, .load = sc};
+    two_threads_lock(lock, 1);
+  });
+}
+TEST(lock_free_bugs, dpor_finds_the_chase_lev_bugs_and_verifies_le_et_al) {
+  expect_assertion(heddle::explore(dpor(), [] { work_stealing(false, true); }), "a deque element was taken twice");
+  expect_assertion(heddle::explore(dpor(), [] { work_stealing(true, false); }), "a deque element was taken twice");
+  expect_verified_by_dpor([] { work_stealing(true, true); });
+}
+TEST(lock_free_bugs, dpor_finds_the_spsc_and_refcount_bugs_and_verifies_their_twins) {
+  expect_assertion(heddle::explore(dpor(), [] { producer_consumer(rlx); }),
+                   "the consumer popped a slot before its value arrived");
+  expect_verified_by_dpor([] { producer_consumer(rel); });
+  expect_assertion(heddle::explore(dpor(), [] { two_owners(rlx); }),
+                   "use after free: an owner wrote to the object after it was freed");
+  expect_verified_by_dpor([] { two_owners(rel); });
 }
 
 }  // namespace

@@ -63,10 +63,10 @@ int run_run(const run_arguments& a) {
   if (a.record_iterations) variables["HEDDLE_RECORD_ITERATIONS"] = "1";
   if (a.strategy) {
     const auto probe = detail::make_strategy(*a.strategy, {.fair_after = checked.fair_after});
-    // As heddle test says (runner/explore.cpp): dpor would prune the reads-from
-    // choices it does not know and call the rest verified.
+    // As the fork server says (rt/run_plan.cpp): dpor counts rc11 executions by
+    // an execution graph that a push-button run's strategy does not see.
     if (checked.memory_model == memory_model::rc11 && probe->describe().find("dpor") != std::string::npos)
-      throw usage_error("dpor explores sequentially consistent interleavings only; use dfs for --memory-model rc11");
+      throw usage_error("dpor under --memory-model rc11 covers tests written against heddle's API, not push-button programs; use dfs for heddle run --memory-model rc11");
   }
   if (a.format == "json") variables["HEDDLE_RUN_FORMAT"] = "json";
   const std::vector<std::string> arguments(a.command.begin() + 1, a.command.end());
