@@ -7,6 +7,14 @@
 //
 //   heddle_profile yields ITERATIONS [STRATEGY]   figure 1: 2 x 10,000 yields per iteration
 //   heddle_profile mutex  ITERATIONS [STRATEGY]   figure 2: 2 threads x 10 increments
+//   heddle_profile first_bug CALLS                 time to first bug (issue 14): CALLS
+//                                                  explore() calls on check_then_act, each
+//                                                  until its bug (the 2nd iteration)
+//   heddle_profile clean_pair CALLS                the same calls on the fixed twin, 2
+//                                                  iterations each
+//
+// For the last two, the difference between CALLS = 60 and CALLS = 10, over
+// 50, is what one call costs (time_to_first_bug's figures, load-independent).
 //
 // STRATEGY defaults to random. Exit code 0, or 1 if the run found a bug (a
 // broken workload), 2 on bad arguments.
@@ -18,7 +26,7 @@
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: heddle_profile yields|mutex ITERATIONS [STRATEGY]\n");
+    std::fprintf(stderr, "usage: heddle_profile yields|mutex ITERATIONS [STRATEGY] | first_bug|clean_pair CALLS\n");
     return 2;
   }
   const std::string_view workload = argv[1];
@@ -36,8 +44,25 @@ int main(int argc, char** argv) {
                         [] { heddle::bench::yield_ping_pong(yields); });
   } else if (workload == "mutex") {
     r = heddle::explore(heddle::bench::quiet(iterations, strategy), [] { heddle::bench::mutex_increments(10); });
+  } else if (workload == "first_bug" || workload == "clean_pair") {
+    // As time_to_first_bug: random, seed 42, no report printed, no trace, no minimization.
+    const bool fixed = workload == "clean_pair";
+    heddle::options o = heddle::bench::quiet(fixed ? 2 : 1000, "random");
+    o.seed = 42;
+    o.minimize = false;
+    o.progress = false;
+    for (unsigned long long call = 0; call < iterations; ++call) {
+      r = heddle::explore(o, [fixed] { heddle::bench::check_then_act(fixed); });
+      if (static_cast<bool>(r.bug) == fixed) {
+        std::fprintf(stderr, "heddle_profile: %s\n", fixed ? "the fixed twin has a bug" : "no bug found");
+        return 1;
+      }
+    }
+    std::printf("%s: %llu explore() calls of %llu iterations\n", argv[1], iterations,
+                static_cast<unsigned long long>(r.stats.iterations));
+    return 0;
   } else {
-    std::fprintf(stderr, "heddle_profile: unknown workload '%s' (yields or mutex)\n", argv[1]);
+    std::fprintf(stderr, "heddle_profile: unknown workload '%s' (yields, mutex, first_bug or clean_pair)\n", argv[1]);
     return 2;
   }
   std::printf("%s, %s: %llu iterations, %llu decisions\n", argv[1], strategy,

@@ -24,27 +24,13 @@
 #include <unistd.h>
 
 #include "heddle/heddle.hpp"
+#include "workloads.hpp"
 
 namespace {
 
 // The check-then-act of a lazily created object, on atomics (each access a
 // scheduling point); the fixed twin checks and acts in one exchange.
-void check_then_act(bool fixed) {
-  heddle::atomic<int> created{0};
-  heddle::atomic<int> constructions{0};
-  auto get = [&] {
-    if (fixed) {
-      if (created.exchange(1) == 0) constructions.fetch_add(1);
-    } else if (created.load() == 0) {
-      constructions.fetch_add(1);
-      created.store(1);
-    }
-  };
-  heddle::thread a(get), b(get);
-  a.join();
-  b.join();
-  HEDDLE_ASSERT(constructions.load() == 1);
-}
+using heddle::bench::check_then_act;
 
 constexpr std::uint64_t seed = 42;
 

@@ -6,8 +6,13 @@
 //   mutex_increments  two threads, each incrementing an int `increments` times under
 //                     heddle::mutex (lock/unlock per increment), then
 //                     HEDDLE_ASSERT(counter == 2 * increments) (figure 2, iterations/s).
+//   check_then_act    two threads create a lazily created object: both see "not
+//                     created" on an atomic and both create, which the final
+//                     assertion catches; `fixed` checks and acts in one exchange
+//                     (time to first bug, issue 14).
 #pragma once
 
+#include "heddle/atomic.hpp"
 #include "heddle/explore.hpp"
 #include "heddle/mutex.hpp"
 #include "heddle/this_thread.hpp"
@@ -40,6 +45,23 @@ inline void mutex_increments(int increments) {
   a.join();
   b.join();
   HEDDLE_ASSERT(counter == 2 * increments);
+}
+
+inline void check_then_act(bool fixed) {
+  heddle::atomic<int> created{0};
+  heddle::atomic<int> constructions{0};
+  auto get = [&] {
+    if (fixed) {
+      if (created.exchange(1) == 0) constructions.fetch_add(1);
+    } else if (created.load() == 0) {
+      constructions.fetch_add(1);
+      created.store(1);
+    }
+  };
+  heddle::thread a(get), b(get);
+  a.join();
+  b.join();
+  HEDDLE_ASSERT(constructions.load() == 1);
 }
 
 // Options for a measured run: quiet, no trace files, otherwise the defaults.

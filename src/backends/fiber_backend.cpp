@@ -13,10 +13,17 @@
 // 0x40 bytes below the stack pointer, returns {old frame, data} in rax:rdx,
 // and resumes `to` at its saved return address. Frames it saves are resumed
 // by Boost's own jumps (fiber creation, parking, unwinding) and the other way
-// round. The one difference: MXCSR and the control word are loaded only when
+// round. Two differences. MXCSR and the control word are loaded only when
 // the target's saved value differs from the current one (ldmxcsr and fldcw
 // are the costly part of a switch), so the target runs with its own state
-// exactly as after Boost's jump.
+// exactly as after Boost's jump. And the target is resumed with `ret` (its
+// saved return address is on top of its stack), not Boost's `jmp *%r8`: the
+// call into this function pushed a return address on the CPU's return stack
+// buffer, and a jump leaves it there, so the resumed fiber's next return is
+// predicted to go where the left one's would have: a misprediction at every
+// switch. With `ret` that entry is consumed, and it is usually right: both
+// fibers were paused by the same call in the engine's decision path, so the
+// target's return address is the one pushed, and so is its caller's next.
 asm(R"(
         .text
         .globl  heddle_jump_fcontext
@@ -35,7 +42,6 @@ heddle_jump_fcontext:
         movq    %rbp, 0x30(%rsp)
         movq    %rsp, %rax
         movq    %rdi, %rsp
-        movq    0x38(%rsp), %r8
         movl    (%rax), %ecx
         cmpl    %ecx, (%rsp)
         je      1f
@@ -50,10 +56,10 @@ heddle_jump_fcontext:
         movq    0x20(%rsp), %r15
         movq    0x28(%rsp), %rbx
         movq    0x30(%rsp), %rbp
-        leaq    0x40(%rsp), %rsp
+        leaq    0x38(%rsp), %rsp
         movq    %rsi, %rdx
         movq    %rax, %rdi
-        jmp     *%r8
+        ret
         .size   heddle_jump_fcontext, .-heddle_jump_fcontext
 )");
 #endif

@@ -33,6 +33,16 @@ std::vector<std::uintptr_t>& interposed_call_pcs() noexcept {
 namespace {
 std::atomic<std::uint32_t> next_epoch{1};
 
+// The room the step records took on this thread so far, for the next
+// engine's first reservation. Each explore() call makes an engine; grown from
+// a small reservation, its step buffer is reallocated and copied at each
+// doubling, and every reallocation touches fresh pages: 64 bytes a decision,
+// a page fault every 64 decisions, and a page fault costs microseconds (about
+// 10 us on the project's paravirtualized machines, more than the 64 decisions
+// themselves). Reserved at once, the buffer is one block the allocator hands
+// back to the next engine with its pages still mapped.
+thread_local std::size_t step_room = 256;
+
 std::string demangle(const char* name) {
   int status = 0;
   char* out = abi::__cxa_demangle(name, nullptr, nullptr, &status);
@@ -44,10 +54,10 @@ std::string demangle(const char* name) {
 
 engine::engine(backend& b, engine_config config)
     : backend_(b), fibers_(dynamic_cast<fiber_backend*>(&b)), config_(config) {
-  // Room for a short iteration's steps: no growth (a reallocation and a copy
-  // each time) in it, which in a fork server's child also means fewer pages
-  // to fault in.
-  outcome_.steps.reserve(256);
+  // Room for a short iteration's steps, or for as many as an earlier
+  // iteration on this thread took: no growth (a reallocation and a copy each
+  // time), which in a fork server's child also means fewer pages to fault in.
+  outcome_.steps.reserve(step_room);
   install_unwind_safety_net();
 }
 
@@ -79,6 +89,7 @@ const iteration_outcome& engine::run(strategy& s, const std::function<void()>& b
   outcome_.hit_max_steps = outcome_.hit_max_steps && !outcome_.found;
   outcome_.schedule_hash = schedule_hash_finish(schedule_hash_, outcome_.steps.size());
   outcome_.weak_execution = weak_memory_ ? weak_memory_->execution() : 0;
+  if (outcome_.steps.capacity() > step_room) [[unlikely]] step_room = outcome_.steps.capacity();
   if (outcome_.found || outcome_.stopped) {
     outcome_.operation_names.clear();
     for (operation_id id = 1; id < op_count_; ++id) outcome_.operation_names.push_back(ops_[id].name);
@@ -439,7 +450,13 @@ inline void engine::at_point(point_kind kind, object_id object, const std::sourc
   op.pc = pc != 0 || where.line() != 0 ? pc : interposed_call_pc(running_);
   lock_points_ += static_cast<int>(lock) - static_cast<int>(op.lock);
   op.lock = lock;
-  refresh_enabled(op);
+  // refresh_enabled(op), from the values at hand: the running operation is
+  // enabled, so its entry is not a timed wait.
+  pending_operation& p = enabled_[op.listed_at];
+  p.point = kind;
+  p.object = object;
+  p.timed = false;
+  p.lock = lock;
   reschedule();
 }
 
