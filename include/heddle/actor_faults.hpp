@@ -38,6 +38,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <vector>
 
@@ -69,5 +70,9 @@ void allow_partition(std::vector<actor_id> side_a, std::vector<actor_id> side_b,
 
 // The most faults one iteration injects (3 by default).
 void set_budget(std::uint32_t faults);
+
+// Calls `observer` with the id of each actor that crashes, as it crashes (to
+// tell a monitor: notify<failure_detected>(crashed{id})).
+void on_crash(std::function<void(actor_id)> observer);
 
 }  // namespace heddle::faults

@@ -139,9 +139,12 @@ void notify(E&& event, std::source_location loc = std::source_location::current(
 }
 
 // When a hot monitor at a max_steps cut is a liveness bug (rule 2 above):
-// only after a fair part (the default), or always, for a test that knows its
-// strategy cannot starve the operations that would cool it.
-enum class max_steps_liveness : std::uint8_t { fair_only, always };
+// only after a fair part (the default); always, for a test that knows its
+// strategy cannot starve the operations that would cool it; or never, for a
+// monitor that goes hot and cold over and over in a system that runs until
+// the cut (a heartbeat), where being hot at the cut proves nothing: then
+// only its temperature (rule 3) judges it at the cut, as in Coyote.
+enum class max_steps_liveness : std::uint8_t { fair_only, always, never };
 // For the running iteration (call it in the test body).
 void liveness_at_max_steps(max_steps_liveness policy);
 

@@ -102,16 +102,21 @@ template <class R, class C, class... A>
 struct member_class<R (C::*)(A...)> {
   using type = C;
 };
+template <class R, class C, class... A>
+struct member_class<R (C::*)(A...) const> {
+  using type = C;
+};
 
 // Calls a member function pointer on the machine that declared it, or any
 // other callable as it is.
 template <class E, class Owner, class F>
 handler bind_action(Owner* owner, F f) {
   if constexpr (std::is_member_function_pointer_v<F>) {
-    return adapt_handler<E>([owner, f](auto&&... e) {
-      using self = typename member_class<F>::type;
-      (static_cast<self*>(owner)->*f)(std::forward<decltype(e)>(e)...);
-    });
+    using self = typename member_class<F>::type;
+    if constexpr (std::is_invocable_v<F, self*, E&>)
+      return adapt_handler<E>([owner, f](E& e) { (static_cast<self*>(owner)->*f)(e); });
+    else
+      return adapt_handler<E>([owner, f] { (static_cast<self*>(owner)->*f)(); });
   } else {
     return adapt_handler<E>(std::move(f));
   }
