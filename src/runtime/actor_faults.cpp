@@ -76,7 +76,7 @@ bool actor_runtime::deliver_with_faults(actor_record& to, envelope& e) {
   actor_record* target = &to;
   heddle::spawn(
       [this, target, held] {
-        scheduling_point(point_kind::send, target->inbox_resource);
+        scheduling_point(point_kind::send, target->inbox_resource, held->sent_at);
         if (target->halted || target->down) {
           ++target->counts.dropped;
           return;

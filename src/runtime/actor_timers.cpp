@@ -21,21 +21,21 @@ void run_timer(actor_runtime& rt, timer_record& t) {
   const object_id self = t.signal.id();
   virtual_time deadline = rt.engine_.now() + t.due.count();
   for (;;) {
-    rt.engine_.wait({&self, 1}, wait_mode::one, deadline, point_kind::sleep, std::source_location::current());
+    rt.engine_.wait({&self, 1}, wait_mode::one, deadline, point_kind::sleep, std::source_location{});
     if (t.stopped || t.owner->halted || t.owner->down) return;
     if (rt.engine_.now() < deadline) continue;  // woken early by something else: sleep on
     std::unique_ptr<event_base> e = t.event->clone();
     if (t.fills_id) static_cast<timer_elapsed*>(e->value())->timer = t.id;
     rt.note(fmt::format("timer {} of {} fires", t.id.value(), t.owner->name));
     t.pending = t.period.count() > 0;
-    rt.deliver(*t.owner, {std::move(e), t.owner->id, std::source_location::current(), t.pending ? t.id.value() : 0});
+    rt.deliver(*t.owner, {std::move(e), t.owner->id, std::source_location{}, t.pending ? t.id.value() : 0});
     if (!t.pending) {
       t.stopped = true;
       return;
     }
     while (t.pending && !t.stopped) {
       t.waiting = true;
-      rt.engine_.wait({&self, 1}, wait_mode::one, std::nullopt, point_kind::wait, std::source_location::current());
+      rt.engine_.wait({&self, 1}, wait_mode::one, std::nullopt, point_kind::wait, std::source_location{});
       t.waiting = false;
     }
     if (t.stopped) return;

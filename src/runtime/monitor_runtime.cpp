@@ -56,7 +56,7 @@ monitor& actor_runtime::adopt_monitor(std::type_index type, std::unique_ptr<moni
   note(fmt::format("monitor {} starts in {}{}", name, start->name,
                    start->heat == temperature::hot ? " (hot)" : ""));
   if (start->entry) start->entry();
-  monitor_access::settle(adopted, "on entry", std::source_location::current());
+  monitor_access::settle(adopted, "on entry", std::source_location{});
   return adopted;
 }
 

@@ -190,7 +190,7 @@ void state_machine::settle(const std::string& cause) {
     halt_requested_ = true;
     return;
   }
-  detail::report_unhandled(name(), where_text(), e->name(), std::source_location::current());
+  detail::report_unhandled(name(), where_text(), e->name(), std::source_location{});
 }
 
 std::string state_machine::where_text() const { return fmt::format("in state '{}'", core_.current()); }

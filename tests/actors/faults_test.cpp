@@ -9,6 +9,7 @@
 #include "heddle/actor.hpp"
 #include "heddle/actor_faults.hpp"
 #include "heddle/explore.hpp"
+#include "heddle/monitor.hpp"
 
 using namespace actor_tests;
 
@@ -56,8 +57,8 @@ TEST(actor_faults, every_fault_is_off_by_default) {
 }
 
 TEST(actor_faults, a_dropped_message_is_found) {
-  auto r = heddle::explore(quiet({.iterations = 500}), with_link_faults([](heddle::actor_id s, heddle::actor_id r) {
-    heddle::faults::set_link(s, r, {.drop = true});
+  auto r = heddle::explore(quiet({.iterations = 500}), with_link_faults([](heddle::actor_id from, heddle::actor_id to) {
+    heddle::faults::set_link(from, to, {.drop = true});
   }));
   ASSERT_TRUE(r.bug);
   EXPECT_EQ(r.bug->kind, heddle::bug_kind::assertion);
@@ -66,15 +67,15 @@ TEST(actor_faults, a_dropped_message_is_found) {
 }
 
 TEST(actor_faults, link_options_apply_to_their_direction_only) {
-  auto r = heddle::explore(quiet({.iterations = 500}), with_link_faults([](heddle::actor_id s, heddle::actor_id r) {
-    heddle::faults::set_link(r, s, {.drop = true, .duplicate = true, .delay = true});  // the other way
+  auto r = heddle::explore(quiet({.iterations = 500}), with_link_faults([](heddle::actor_id from, heddle::actor_id to) {
+    heddle::faults::set_link(to, from, {.drop = true, .duplicate = true, .delay = true});  // the other way
   }));
   EXPECT_TRUE(r) << r.report;
 }
 
 TEST(actor_faults, a_duplicated_message_is_found) {
-  auto r = heddle::explore(quiet({.iterations = 500}), with_link_faults([](heddle::actor_id s, heddle::actor_id r) {
-    heddle::faults::set_link(s, r, {.duplicate = true});
+  auto r = heddle::explore(quiet({.iterations = 500}), with_link_faults([](heddle::actor_id from, heddle::actor_id to) {
+    heddle::faults::set_link(from, to, {.duplicate = true});
   }));
   ASSERT_TRUE(r.bug);
   EXPECT_EQ(r.bug->kind, heddle::bug_kind::assertion);
@@ -84,10 +85,10 @@ TEST(actor_faults, a_duplicated_message_is_found) {
 }
 
 TEST(actor_faults, a_delayed_message_can_be_overtaken) {
-  auto r = heddle::explore(quiet({.iterations = 1000}), with_link_faults([](heddle::actor_id s, heddle::actor_id r) {
+  auto r = heddle::explore(quiet({.iterations = 1000}), with_link_faults([](heddle::actor_id from, heddle::actor_id to) {
     heddle::faults::set_links({.delay = true});  // every link
-    (void)s;
-    (void)r;
+    (void)from;
+    (void)to;
   }));
   ASSERT_TRUE(r.bug);
   EXPECT_EQ(r.bug->kind, heddle::bug_kind::assertion);
@@ -95,26 +96,51 @@ TEST(actor_faults, a_delayed_message_can_be_overtaken) {
 }
 
 TEST(actor_faults, a_budget_of_zero_injects_nothing) {
-  auto r = heddle::explore(quiet({.iterations = 300}), with_link_faults([](heddle::actor_id s, heddle::actor_id r) {
-    heddle::faults::set_link(s, r, {.drop = true, .duplicate = true, .delay = true});
+  auto r = heddle::explore(quiet({.iterations = 300}), with_link_faults([](heddle::actor_id from, heddle::actor_id to) {
+    heddle::faults::set_link(from, to, {.drop = true, .duplicate = true, .delay = true});
     heddle::faults::set_budget(0);
   }));
   EXPECT_TRUE(r) << r.report;
 }
 
+// A partition loses everything after it starts, `end` too, so the receiver
+// never complains: a liveness monitor says what is missing.
+struct all_delivered : heddle::monitor {
+  all_delivered() {
+    state("waiting").hot().on_goto<end>("done");
+    state("done").cold();
+    start_in("waiting");
+  }
+};
+struct reporting_receiver : strict_receiver {
+  reporting_receiver() {
+    on<end>([] { heddle::notify<all_delivered>(end{}); });
+  }
+};
+
 TEST(actor_faults, a_partition_loses_the_messages_across_it) {
-  auto r = heddle::explore(quiet({.iterations = 500}), with_link_faults([](heddle::actor_id s, heddle::actor_id r) {
-    heddle::faults::allow_partition({s}, {r}, {.heal = false});
-  }));
-  ASSERT_TRUE(r.bug);
-  EXPECT_EQ(r.bug->kind, heddle::bug_kind::assertion);
-  EXPECT_TRUE(has(r.report, "a network partition begins")) << r.report;
-  EXPECT_TRUE(has(r.report, "is lost in the partition")) << r.report;
+  for (bool partitioned : {true, false}) {
+    auto r = heddle::explore(quiet({.iterations = 500}), [partitioned] {
+      heddle::register_monitor<all_delivered>();
+      auto to = heddle::create<reporting_receiver>();
+      auto from = heddle::create<sender>(to);
+      if (partitioned) heddle::faults::allow_partition({from}, {to}, {.heal = false});
+    });
+    if (!partitioned) {
+      EXPECT_TRUE(r) << r.report;
+      continue;
+    }
+    ASSERT_TRUE(r.bug);
+    EXPECT_EQ(r.bug->kind, heddle::bug_kind::liveness);
+    EXPECT_TRUE(has(r.bug->message, "monitor all_delivered was in hot state 'waiting' at the end")) << r.bug->message;
+    EXPECT_TRUE(has(r.report, "a network partition begins")) << r.report;
+    EXPECT_TRUE(has(r.report, "is lost in the partition")) << r.report;
+  }
 }
 
 TEST(actor_faults, a_partition_between_other_actors_changes_nothing) {
-  auto r = heddle::explore(quiet({.iterations = 300}), with_link_faults([](heddle::actor_id s, heddle::actor_id) {
-    heddle::faults::allow_partition({s}, {heddle::actor_id(99)});
+  auto r = heddle::explore(quiet({.iterations = 300}), with_link_faults([](heddle::actor_id from, heddle::actor_id) {
+    heddle::faults::allow_partition({from}, {heddle::actor_id(99)});
   }));
   EXPECT_TRUE(r) << r.report;
 }
@@ -186,8 +212,8 @@ TEST(actor_faults, without_allow_crash_no_actor_crashes) {
 }
 
 TEST(actor_faults, a_bug_found_by_a_dropped_message_replays_100_times_out_of_100) {
-  found_and_replayed({.iterations = 500}, with_link_faults([](heddle::actor_id s, heddle::actor_id r) {
-    heddle::faults::set_link(s, r, {.drop = true});
+  found_and_replayed({.iterations = 500}, with_link_faults([](heddle::actor_id from, heddle::actor_id to) {
+    heddle::faults::set_link(from, to, {.drop = true});
   }), "actor_faults.drop_replay");
 }
 
