@@ -66,7 +66,7 @@ void ping_pong(benchmark::State& state) {
                                                  benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
   state.counters["decisions/message"] = messages > 0 ? static_cast<double>(steps) / static_cast<double>(messages) : 0;
 }
-BENCHMARK(ping_pong)->Name("actors/ping_pong/random")->Arg(10)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(ping_pong)->Name("actors/ping_pong/random")->Arg(10)->Unit(benchmark::kMillisecond);
 
 struct boxed_event {
   virtual ~boxed_event() = default;
