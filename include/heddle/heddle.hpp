@@ -2,6 +2,8 @@
 // heddle/test.hpp, which needs GoogleTest.
 #pragma once
 
+#include "heddle/actor.hpp"
+#include "heddle/actor_faults.hpp"
 #include "heddle/atomic.hpp"
 #include "heddle/barrier.hpp"
 #include "heddle/chrono.hpp"
@@ -12,11 +14,13 @@
 #include "heddle/latch.hpp"
 #include "heddle/lock.hpp"
 #include "heddle/model.hpp"
+#include "heddle/monitor.hpp"
 #include "heddle/mutex.hpp"
 #include "heddle/once.hpp"
 #include "heddle/semaphore.hpp"
 #include "heddle/shared.hpp"
 #include "heddle/shared_mutex.hpp"
+#include "heddle/state_machine.hpp"
 #include "heddle/stop_token.hpp"
 #include "heddle/this_thread.hpp"
 #include "heddle/thread.hpp"

@@ -23,7 +23,21 @@ void engine::detect_deadlock() {
   bool all_finished = true;
   for (operation_id id = 1; id < op_count_; ++id)
     all_finished = all_finished && ops_[id].status == op_status::finished;
-  if (all_finished) return;
+  if (all_finished) {
+    if (watch_ != nullptr) watch_->at_end(iteration_end::finished);
+    return;
+  }
+  // Only operations waiting for work are left (idle actors): the iteration
+  // is over, as when everything finished.
+  if (watch_ != nullptr) {
+    bool idle = true;
+    for (operation_id id = 1; id < op_count_ && idle; ++id)
+      idle = ops_[id].status == op_status::finished || (ops_[id].status == op_status::blocked && watch_->idle(id));
+    if (idle) {
+      watch_->at_end(iteration_end::quiescent);
+      return;
+    }
+  }
 
   std::string message;
   // Where the blocked operations block, the root cause (bug::signature()).

@@ -72,6 +72,7 @@ const iteration_outcome& engine::run(strategy& s, const std::function<void()>& b
   strategy_ = &s;
   observes_forced_ = s.observes_forced_decisions();
   uniform_ = s.uniform_draws();
+  fair_from_ = s.fair_from();
   root_body_ = &body;
 
   backend_.begin_iteration(&engine::operation_entry, this);
@@ -84,6 +85,8 @@ const iteration_outcome& engine::run(strategy& s, const std::function<void()>& b
   // Back on the scheduler: the iteration is over.
   running_ = 0;
   unwind_all();
+  if (watch_ != nullptr) watch_->after_iteration();
+  watch_ = nullptr;
   backend_.end_iteration();
 
   outcome_.hit_max_steps = outcome_.hit_max_steps && !outcome_.found;
@@ -116,6 +119,8 @@ void engine::reset() {
   running_ = 0;
   now_ = 0;
   ending_ = false;
+  watch_ = nullptr;
+  step_limit_ = config_.max_steps;
   lock_points_ = 0;
   unwinding_ = false;
   user_state_hash_ = 0;
@@ -128,6 +133,7 @@ void engine::reset() {
   outcome_.hit_max_steps = false;
   outcome_.weak_order = false;
   outcome_.weak_notes.clear();
+  outcome_.notes.clear();
   outcome_.stopped.reset();
   outcome_.max_enabled = 0;
   outcome_.state_hash.reset();
@@ -341,7 +347,7 @@ std::span<const pending_operation> engine::offered_operations(std::size_t first)
 
 inline operation_id engine::decide(bool finishing) {
   const std::uint64_t step = outcome_.steps.size();
-  if (ending_ || enabled_.empty() || step >= config_.max_steps) [[unlikely]] return decide_end();
+  if (ending_ || enabled_.empty() || step >= step_limit_) [[unlikely]] return decide_end(finishing);
   // CHESS's rule: an operation about to take a lock somebody else holds is
   // not enabled. Offering it would cost a decision and two switches, and
   // only block it.
@@ -381,13 +387,19 @@ inline operation_id engine::decide(bool finishing) {
   return chosen;
 }
 
-operation_id engine::decide_end() {
+operation_id engine::decide_end(bool finishing) {
   if (ending_) return 0;
   if (enabled_.empty()) {
     detect_deadlock();
     return 0;
   }
+  if (outcome_.steps.size() < config_.max_steps) {  // the step the watch asked for
+    step_limit_ = config_.max_steps;
+    if (watch_ != nullptr) watch_->at_step(outcome_.steps.size());
+    return ending_ ? 0 : decide(finishing);
+  }
   outcome_.hit_max_steps = true;
+  if (watch_ != nullptr) watch_->at_end(iteration_end::max_steps);
   if (config_.fail_on_max_steps) {
     const operation& op = ops_[running_ != 0 ? running_ : enabled_[0].id];
     report(bug_kind::livelock,

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "engine/backend.hpp"
+#include "engine/iteration_watch.hpp"
 #include "engine/strategy.hpp"
 #include "heddle/bug.hpp"
 #include "heddle/model.hpp"
@@ -147,6 +148,9 @@ struct iteration_outcome {
   std::vector<weak_note> weak_notes;  // rc11: stale reads and stores placed early, by step
   // rc11: the identity of the iteration's rf and mo (weak_memory::execution), 0 under sc.
   std::uint64_t weak_execution = 0;
+  // A runtime's words on a step (engine::note_step): a state machine's
+  // transition, an injected fault. (index in steps, text), in step order.
+  std::vector<std::pair<std::uint64_t, std::string>> notes;
   std::optional<std::string> stopped;  // the strategy stopped the iteration (reason)
   std::uint64_t max_enabled = 0;
   // The test's last heddle::state_hash of the iteration, if it called it.
@@ -240,6 +244,23 @@ class engine {
     return r != nullptr ? r->where : std::source_location{};
   }
 
+  // The iteration's watch (iteration_watch.hpp), for this iteration only.
+  void set_watch(iteration_watch* w) noexcept { watch_ = w; }
+  iteration_watch* watch() const noexcept { return watch_; }
+  // Calls the watch's at_step when the iteration reaches `step` decisions (a
+  // later request replaces an earlier one; past max_steps, none).
+  void watch_step(std::uint64_t step) noexcept { step_limit_ = std::min(step, config_.max_steps); }
+  // Decisions taken so far in the iteration.
+  std::uint64_t step_count() const noexcept { return outcome_.steps.size(); }
+  // The first step of the strategy's fair part (strategy::fair_from).
+  std::uint64_t fair_from() const noexcept { return fair_from_; }
+  // A note on the running operation's current step, shown in its report row
+  // ("door(2): closed -> open on open_request"); none outside an operation.
+  void note_step(std::string text) {
+    if (running_ == 0 || unwinding_ || outcome_.steps.empty()) return;
+    outcome_.notes.emplace_back(outcome_.steps.size() - 1, std::move(text));
+  }
+
   // The test's own summary of its current state (heddle::state_hash).
   void set_state_hash(std::uint64_t value) noexcept {
     user_state_hash_ = value;
@@ -304,7 +325,7 @@ class engine {
   [[gnu::always_inline]] inline operation_id decide(bool finishing = false);
   // decide()'s rare outcomes: the iteration ends (ending_, nothing enabled,
   // max_steps) or the strategy stops it.
-  [[gnu::noinline]] operation_id decide_end();
+  [[gnu::noinline]] operation_id decide_end(bool finishing);
   [[gnu::noinline]] operation_id stopped_by_strategy(std::size_t pick, std::uint64_t step, std::size_t offered);
   [[gnu::always_inline]] inline void switch_to(operation_id from, operation_id to);
   [[gnu::always_inline]] inline void at_point(point_kind kind, object_id object, const std::source_location& where,
@@ -373,6 +394,11 @@ class engine {
   void publish_objects() noexcept { objects_view_ = control.objects = objects_.data(); }
   virtual_time now_ = 0;
   bool ending_ = false;  // the iteration must end at the next decision
+  iteration_watch* watch_ = nullptr;  // set_watch(), for the running iteration
+  // decide() ends the iteration or calls the watch here: max_steps, or the
+  // earlier step the watch asked for (watch_step).
+  std::uint64_t step_limit_ = 0;
+  std::uint64_t fair_from_ = ~std::uint64_t{0};  // strategy_->fair_from()
   std::uint64_t user_state_hash_ = 0;
   std::uint64_t schedule_hash_ = 0;  // the steps so far, folded (schedule_hash_step)
   iteration_outcome outcome_;

@@ -99,6 +99,11 @@ class strategy {
   virtual std::string describe() const = 0;
   // A fair strategy eventually runs every enabled operation (liveness checking).
   virtual bool is_fair() const { return false; }
+  // The first step from which the strategy is fair within an iteration
+  // (fair(S): S's budget), or never (~0) for a strategy that is not. The
+  // actor runtime's liveness monitors count temperature only from there.
+  // Asked once per iteration.
+  virtual std::uint64_t fair_from() const { return ~std::uint64_t{0}; }
   // False when, with a single operation offered, the strategy returns 0 and
   // changes no state of its own: the engine then takes such a forced decision
   // without calling it (with the CHESS rule, a good part of all decisions).

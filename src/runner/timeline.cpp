@@ -16,6 +16,8 @@
 // "weak_memory", present under rc11 when the model noted something, holds
 // [step, text] pairs: what a stale read read and missed, or where a store was
 // placed (runner/weak_note_text.hpp).
+// "notes", present when a runtime noted something (iteration_outcome::notes),
+// holds [step, text] pairs: a state machine's transition, an injected fault.
 // "preemptions" is present when they were measured.
 #include "runner/timeline.hpp"
 
@@ -85,6 +87,10 @@ json annotations_json(const timeline& t) {
   for (std::size_t i = 0; i < t.steps.size(); ++i)
     if (!t.steps[i].weak.empty()) weak.push_back(json::array({i, t.steps[i].weak}));
   if (!weak.empty()) a["weak_memory"] = std::move(weak);
+  json notes = json::array();
+  for (std::size_t i = 0; i < t.steps.size(); ++i)
+    if (!t.steps[i].note.empty()) notes.push_back(json::array({i, t.steps[i].note}));
+  if (!notes.empty()) a["notes"] = std::move(notes);
   if (t.preemptions) a["preemptions"] = *t.preemptions;
   return a;
 }
@@ -160,6 +166,15 @@ timeline timeline_from_object(std::string label, const json& j) {
           n[0].get<std::size_t>() >= t.steps.size())
         throw bad("has a \"weak_memory\" entry that is not [step, text] for a step of the trace");
       t.steps[n[0].get<std::size_t>()].weak = n[1].get<std::string>();
+    }
+  }
+  if (const auto w = a->find("notes"); w != a->end()) {
+    if (!w->is_array()) throw bad("has \"notes\" that is not an array");
+    for (const json& n : *w) {
+      if (!n.is_array() || n.size() != 2 || !n[0].is_number_unsigned() || !n[1].is_string() ||
+          n[0].get<std::size_t>() >= t.steps.size())
+        throw bad("has a \"notes\" entry that is not [step, text] for a step of the trace");
+      t.steps[n[0].get<std::size_t>()].note = n[1].get<std::string>();
     }
   }
   if (const auto p = a->find("preemptions"); p != a->end()) {
@@ -276,6 +291,8 @@ std::string timeline::row_text(const timeline_row& row) const {
     woke_known = woke_known || s.woke != 0;
     say(choice_effect(s, woke_known));
   }
+  // What a runtime said about the row's steps, last: "door(2) goes closed -> open on open_request".
+  for (std::size_t i = row.first; i <= row.last; ++i) say(steps[i].note);
   return text;
 }
 
@@ -293,6 +310,7 @@ recorded_annotations annotations_of(const iteration_outcome& o) {
   a.found = o.found;
   a.weak_notes = o.weak_notes;
   a.woken = o.woken;
+  a.notes = o.notes;
   return a;
 }
 
@@ -338,6 +356,8 @@ timeline make_timeline(std::string label, const trace& t, const recorded_annotat
     }
     s.object = object_text(o, s.step.object);
   }
+  for (const auto& [step, text] : o.notes)
+    if (step < tl.steps.size()) tl.steps[step].note += (tl.steps[step].note.empty() ? "" : "; ") + text;
   for (const auto& [step, op] : o.woken)
     if (step < tl.steps.size() && tl.steps[step].woke == step_record::woke_several) tl.steps[step].woken.push_back(op);
   // Such a run still knows the name of the operation its bug is in.

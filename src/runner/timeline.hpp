@@ -51,6 +51,10 @@ struct timeline_step {
   // rc11: what the weak-memory model says about this choice (a stale read,
   // a store placed before newer ones; runner/weak_note_text.hpp), "" for none.
   std::string weak;
+  // What a runtime said about the step (iteration_outcome::notes): a state
+  // machine's transition, an injected fault, a monitor turning hot; "; "
+  // between several, "" for none.
+  std::string note;
 };
 
 // One row of an interleaving: a step of an operation, with the data choices
@@ -71,6 +75,7 @@ struct recorded_annotations {
   std::vector<std::pair<std::uint64_t, operation_id>> woken;  // iteration_outcome::woken
   std::optional<bug> found;
   std::vector<weak_note> weak_notes;  // rc11: stale reads and stores placed early
+  std::vector<std::pair<std::uint64_t, std::string>> notes;  // iteration_outcome::notes
 };
 recorded_annotations annotations_of(const iteration_outcome& o);
 

@@ -53,6 +53,7 @@ class fair_strategy final : public strategy {
   }
 
   bool is_fair() const override { return true; }
+  std::uint64_t fair_from() const override { return budget_; }
   std::uint64_t learning_window() const override { return inner_->learning_window(); }
   std::string stop_reason() const override { return inner_->stop_reason(); }
 

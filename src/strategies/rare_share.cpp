@@ -44,6 +44,7 @@ class rare_share_strategy final : public strategy {
   void end_iteration(const iteration_summary& summary) override { inner_->end_iteration(summary); }
   std::string describe() const override { return inner_->describe(); }
   bool is_fair() const override { return inner_->is_fair(); }
+  std::uint64_t fair_from() const override { return inner_->fair_from(); }
   bool observes_forced_decisions() const override { return inner_->observes_forced_decisions(); }
   std::uint64_t learning_window() const override { return inner_->learning_window(); }
   bool exhausted() const override { return inner_->exhausted(); }

@@ -10,7 +10,14 @@
 namespace heddle::detail {
 
 replay_strategy::replay_strategy(std::vector<trace_step> steps, std::string recorded_spec)
-    : steps_(std::move(steps)), recorded_spec_(std::move(recorded_spec)) {}
+    : steps_(std::move(steps)), recorded_spec_(std::move(recorded_spec)) {
+  if (recorded_spec_.starts_with("fair(")) {
+    try {
+      fair_from_ = make_strategy(recorded_spec_)->fair_from();
+    } catch (const std::exception&) {  // a spec this version cannot build: judged as unfair
+    }
+  }
+}
 
 void replay_strategy::begin_iteration(std::uint64_t, std::uint64_t) {
   position_ = 0;

@@ -43,6 +43,9 @@ class replay_strategy final : public strategy {
   void end_iteration(const iteration_summary&) override {}
   std::string describe() const override { return recorded_spec_; }
   std::string stop_reason() const override { return divergence_; }
+  // The recorded strategy's (fair(S,after=N): N), so that a liveness monitor
+  // judges the replayed iteration as it judged the recorded one.
+  std::uint64_t fair_from() const override { return fair_from_; }
   // Decisions the trace holds that the program did not reach.
   std::size_t remaining() const noexcept { return steps_.size() - position_; }
   bool diverged() const noexcept { return !divergence_.empty(); }
@@ -52,6 +55,7 @@ class replay_strategy final : public strategy {
                const char* what);
   std::vector<trace_step> steps_;
   std::string recorded_spec_;
+  std::uint64_t fair_from_ = ~std::uint64_t{0};
   std::size_t position_ = 0;
   std::string divergence_;
 };
