@@ -2,6 +2,7 @@
 // heddle/test.hpp, which needs GoogleTest.
 #pragma once
 
+#include "heddle/async.hpp"
 #include "heddle/atomic.hpp"
 #include "heddle/barrier.hpp"
 #include "heddle/chrono.hpp"
@@ -18,6 +19,7 @@
 #include "heddle/shared.hpp"
 #include "heddle/shared_mutex.hpp"
 #include "heddle/stop_token.hpp"
+#include "heddle/task.hpp"
 #include "heddle/this_thread.hpp"
 #include "heddle/thread.hpp"
 #include "heddle/version.hpp"
