@@ -8,8 +8,9 @@
 //   task_switch/await_done      2 tasks x 10,000 co_await of a task that has completed
 //   iterations/2_tasks_x_10_awaits  2 tasks, each 10 x (co_await child + counter update)
 // all under `random`, in one run so the ratios compare like with like. Rates
-// are explore()'s own counts of decisions and iterations over the benchmark's
-// wall time (Google Benchmark's kIsRate), as in engine_bench.cpp.
+// are explore()'s own counts of decisions and iterations over the CPU time of
+// the thread running explore() (Google Benchmark's kIsRate), as in
+// engine_bench.cpp.
 //
 // With --rates: instead of the benchmarks, the share of 10,000 iterations in
 // which pctt:1, pctt:2, pct:1, pct:3, random and the default portfolio find
