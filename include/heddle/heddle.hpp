@@ -4,6 +4,7 @@
 
 #include "heddle/actor.hpp"
 #include "heddle/actor_faults.hpp"
+#include "heddle/async.hpp"
 #include "heddle/atomic.hpp"
 #include "heddle/barrier.hpp"
 #include "heddle/chrono.hpp"
@@ -22,6 +23,7 @@
 #include "heddle/shared_mutex.hpp"
 #include "heddle/state_machine.hpp"
 #include "heddle/stop_token.hpp"
+#include "heddle/task.hpp"
 #include "heddle/this_thread.hpp"
 #include "heddle/thread.hpp"
 #include "heddle/version.hpp"

@@ -2,6 +2,7 @@
 
 #include "heddle/model.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <utility>
@@ -230,6 +231,20 @@ void fiber_backend::abandon(std::size_t index) {
   // second time, so it is deliberately leaked along with its stack.
   slot& s = at(index);
   if (s.context) new ctx::fiber(std::move(s.context));  // NOLINT: intentional leak
+}
+
+// The fiber keeps serving its old slot number in its loop (make_fiber): when
+// the operation, now `to`, finishes, the fiber parks into slot `from`, which
+// nothing else uses again in the iteration, and end_iteration() finds it there.
+void fiber_backend::move_slot(std::size_t from, std::size_t to) {
+  at(std::max(from, to));
+  slot& source = slots_[from];
+  slot& target = slots_[to];
+  target.created = true;
+  target.context = std::move(source.context);  // empty when `from` is the running one
+  target.stack_bottom = source.stack_bottom;
+  target.stack_size = source.stack_size;
+  target.thread_storage = std::move(source.thread_storage);
 }
 
 void fiber_backend::end_iteration() {

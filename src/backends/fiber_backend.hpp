@@ -124,6 +124,7 @@ class fiber_backend final : public backend {
     switch_fiber(from, to);
   }
   void abandon(std::size_t slot) override;
+  void move_slot(std::size_t from, std::size_t to) override;
   void end_iteration() override;
   std::string_view name() const override { return "fibers"; }
 

@@ -5,11 +5,13 @@
 // lost: the word keeps the 1 until its owner takes it.
 #include "backends/thread_backend.hpp"
 
+#include <algorithm>
 #include <csignal>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <system_error>
+#include <utility>
 
 #include <linux/futex.h>
 #include <pthread.h>
@@ -307,6 +309,14 @@ void thread_backend::abandon(std::size_t slot) {
   // Its thread sleeps for good inside a destructor that tried to block while
   // being unwound; it never goes back to the pool.
   if (slot < slots_.size() && slots_[slot] != nullptr) slots_[slot]->abandoned = true;
+}
+
+// The worker parks on its own word whatever slot it serves, so moving it is
+// moving the pointer.
+void thread_backend::move_slot(std::size_t from, std::size_t to) {
+  if (std::max(from, to) >= slots_.size()) slots_.resize(std::max(from, to) + 1, nullptr);
+  slots_[to] = std::exchange(slots_[from], nullptr);
+  if (slots_[to] != nullptr) slots_[to]->slot = to;
 }
 
 void thread_backend::end_iteration() {

@@ -24,6 +24,10 @@ class backend {
   virtual void switch_to(std::size_t from, std::size_t to) = 0;
   // `slot` is suspended and will never be resumed again: reclaim what can be.
   virtual void abandon(std::size_t slot) = 0;
+  // Operation `from` (running, or suspended) goes on as operation `to`, a new
+  // slot: `to` takes over `from`'s context, and `from` is never resumed again
+  // (engine::renew, the task runtime's continuations).
+  virtual void move_slot(std::size_t from, std::size_t to) = 0;
   // Every operation has finished or been abandoned.
   virtual void end_iteration() = 0;
   virtual std::string_view name() const = 0;

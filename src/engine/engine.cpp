@@ -221,14 +221,15 @@ std::size_t engine::operation_entry(void* self, std::size_t slot) {
       body();
     }
   } catch (const iteration_abort&) {
-    e.ops_[slot].abort_in_flight = false;  // unwound on purpose
+    // running_, not slot: the operation may have gone on as another (renew).
+    e.ops_[e.running_].abort_in_flight = false;  // unwound on purpose
   } catch (const std::exception& ex) {
     e.report(bug_kind::uncaught_exception,
              fmt::format("uncaught exception {}: {}", demangle(typeid(ex).name()), ex.what()),
-             e.ops_[slot].where, false);
+             e.ops_[e.running_].where, false);
   } catch (...) {
     e.report(bug_kind::uncaught_exception, "uncaught exception of a type not derived from std::exception",
-             e.ops_[slot].where, false);
+             e.ops_[e.running_].where, false);
   }
   return e.finish_running();
 }
@@ -518,7 +519,7 @@ inline wake_reason engine::block(std::span<const object_id> objects, wait_mode m
     else unlist_enabled(me);
   }
   reschedule();
-  return ops_[me].reason;
+  return ops_[running_].reason;  // not me: a blocked operation may go on as another (renew)
 }
 
 namespace {

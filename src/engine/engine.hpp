@@ -222,6 +222,16 @@ class engine {
   bool current_finished() const noexcept { return running_ != 0 && ops_[running_].status == op_status::finished; }
   void set_name(std::string name) { ops_[running_].name = std::move(name); }
 
+  // --- continuations (the task runtime, src/runtime/task_runtime.cpp) ---
+  // Operation `op`, the running one or a blocked one, goes on as a new
+  // operation in chain `chain` (PCT^t: a coroutine's resumption is an
+  // operation of its own, in the chain of whatever made it ready) without a
+  // new fiber: the new operation takes over op's fiber, pending point, what
+  // it waits for and the object joiners wait on, and `op` finishes. No
+  // decision is taken. Returns the new operation's id.
+  operation_id renew(operation_id op, std::uint32_t chain);
+  std::uint32_t chain_of(operation_id op) const noexcept { return op != 0 && op < op_count_ ? ops_[op].chain : 0; }
+
   virtual_time now() const noexcept { return now_; }
   void sleep_until(virtual_time t, const std::source_location& where);
 

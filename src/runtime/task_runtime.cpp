@@ -1,0 +1,365 @@
+// The coroutine task runtime behind heddle/task.hpp: starting tasks as
+// operations, completing them, the waits of co_await, get(), when_all and
+// when_any, yield and delay, the thread pool's workers, and the opt-in check
+// for tasks nobody awaited.
+//
+// Contract (docs/tasks.md): every resumption of a coroutine is one decision
+// and a new operation (engine::renew), in its own chain after a yield or a
+// delay and in the chain of the completer after a co_await (PCT^t, Mukherjee
+// et al., OOPSLA 2020, section 3.2). A blocking get()/wait() is a thread's
+// wait: the operation keeps its identity and its pool worker. The runtime's
+// per-iteration state is reset when a new iteration (epoch) first touches it.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "engine/engine.hpp"
+#include "heddle/bug.hpp"
+#include "heddle/async.hpp"
+#include "heddle/task.hpp"
+
+namespace heddle::detail::tasks {
+
+namespace {
+
+struct iteration_tasks {
+  std::uint32_t epoch = 0;
+  std::uint64_t completions = 0;
+  std::vector<task_core*> spawned;  // started by run(), for unawaited_task_check
+  // By operation id: the task whose coroutine the operation runs from its
+  // start (run), so that the task's object names the operation that now runs it.
+  std::vector<task_core*> root_of;
+  // Objects a task holds (an async_mutex, a full pool): their owner follows
+  // the task from operation to operation.
+  std::vector<object_id> held;
+};
+thread_local iteration_tasks tasks_state;
+
+iteration_tasks& current() {
+  if (tasks_state.epoch != control.epoch) {
+    tasks_state.epoch = control.epoch;
+    tasks_state.completions = 0;
+    tasks_state.spawned.clear();
+    tasks_state.root_of.clear();
+    tasks_state.held.clear();
+  }
+  return tasks_state;
+}
+
+engine& controller() { return *engine::current(); }
+
+[[noreturn]] void outside_control(const char* what) {
+  std::fprintf(stderr,
+               "heddle: %s outside a controlled iteration: the task it waits for has not completed, and "
+               "nothing else can run (run the code under heddle::explore or HEDDLE_TEST)\n",
+               what);
+  std::abort();
+}
+
+// engine::renew, keeping the task-to-operation table current.
+operation_id renew(operation_id op, std::uint32_t chain) {
+  if (unwinding()) return op;  // nothing resumes any more
+  iteration_tasks& it = current();
+  const operation_id id = controller().renew(op, chain);
+  if (op < it.root_of.size() && it.root_of[op] != nullptr) {
+    if (it.root_of.size() <= id) it.root_of.resize(id + 1, nullptr);
+    task_core* root = std::exchange(it.root_of[op], nullptr);
+    it.root_of[id] = root;
+    if (!root->finished.stale()) root->finished.set_owner(id);
+  }
+  for (object_id o : it.held)
+    if (control.objects[o].owner == op) control.objects[o].owner = id;
+  return id;
+}
+
+void renew_running(std::uint32_t chain) { renew(control.running, chain); }
+
+void run_body(task_core& t) {
+  struct finish {
+    task_core& t;
+    bool holds_worker = false;
+    ~finish() {
+      if (holds_worker) pool_release(t.pool);
+      iteration_tasks& it = current();
+      if (control.running < it.root_of.size()) it.root_of[control.running] = nullptr;
+      release(t);
+    }
+  } guard{t};
+  pool_acquire(t.pool, t.started_at);
+  guard.holds_worker = true;
+  t.frame.resume();  // to the task's end: its waits block this operation
+}
+
+// The index of the task to follow: when_any's first to complete, when_all's last.
+std::size_t pick(std::span<task_core* const> ts, bool any) {
+  std::size_t best = ts.size();
+  for (std::size_t i = 0; i < ts.size(); ++i) {
+    if (!ts[i]->done) continue;
+    if (best == ts.size() || (any ? ts[i]->completed_seq < ts[best]->completed_seq
+                                  : ts[i]->completed_seq > ts[best]->completed_seq))
+      best = i;
+  }
+  return best;
+}
+
+// Takes a co_await's record out of the tasks it was registered with.
+struct registration {
+  await_record record;
+  std::span<task_core* const> tasks;
+  ~registration() {
+    for (task_core* t : tasks) std::erase(t->waiters, &record);
+  }
+};
+
+}  // namespace
+
+void start(task_core& t, std::string name, std::source_location loc) {
+  if (t.started) {
+    misuse("heddle::run of a task that has already started (run it once, and await its handle)", loc);
+    return;
+  }
+  t.started = true;
+  t.spawned = true;
+  t.started_at = loc;
+  t.epoch = control.epoch;
+  t.name = std::move(name);
+  if (!in_control()) {
+    t.frame.resume();  // runs to its end here
+    return;
+  }
+  ++t.refs;  // the operation's
+  iteration_tasks& it = current();
+  it.spawned.push_back(&t);
+  t.registered = true;
+  const operation_id op = heddle::spawn([&t] { run_body(t); }, t.name, relation::spawn, 0);
+  if (it.root_of.size() <= op) it.root_of.resize(op + 1, nullptr);
+  it.root_of[op] = &t;
+  t.finished.set_owner(op);  // deadlock messages: "task #N held by operation op"
+}
+
+void complete(task_core& t) noexcept {
+  t.done = true;
+  if (!in_control() || control.running == 0 || unwinding()) return;
+  iteration_tasks& it = current();
+  t.completed_seq = ++it.completions;
+  const std::uint32_t chain = controller().chain_of(control.running);
+  t.completer_chain = chain;
+  // PCT^t: each co_await this completion makes ready goes on in our chain.
+  for (await_record* r : t.waiters)
+    if (r->remaining > 0 && --r->remaining == 0) r->op = renew(r->op, chain);
+  if (t.detached && t.error) {
+    std::string what = "an exception not derived from std::exception";
+    try {
+      std::rethrow_exception(t.error);
+    } catch (const std::exception& e) {
+      what = e.what();
+    } catch (...) {
+    }
+    flag_bug(bug_kind::uncaught_exception, fmt::format("uncaught exception in detached task '{}': {}", t.name, what),
+             t.started_at);
+  }
+  hb_release(t.finished);
+  signal(t.finished);
+}
+
+void await_task(task_core* self, task_core& t, std::source_location loc) {
+  t.awaited = true;
+  if (!in_control() || control.running == 0) {
+    if (!t.done) outside_control("co_await of a task");
+    return;
+  }
+  thread_pool* const pool = self != nullptr ? self->pool : nullptr;
+  if (t.done) {
+    renew_running(t.completer_chain);
+    scheduling_point(point_kind::join, t.finished, loc);
+  } else {
+    pool_release(pool);
+    task_core* const one[] = {&t};
+    registration reg{{control.running, 1}, one};
+    t.waiters.push_back(&reg.record);
+    const object_id ids[] = {t.finished.id()};
+    while (!t.done) controller().wait(ids, wait_mode::one, std::nullopt, point_kind::join, loc);
+    pool_acquire(pool, loc);
+  }
+  hb_acquire(t.finished);
+}
+
+std::size_t await_tasks(task_core* self, std::span<task_core* const> ts, bool any, std::source_location loc) {
+  for (task_core* t : ts) {
+    if (!t->started) start(*t, "task", loc);
+    t->awaited = true;
+  }
+  if (ts.empty()) return 0;
+  const auto ready = [&] {
+    return any ? std::ranges::any_of(ts, [](const task_core* t) { return t->done; })
+               : std::ranges::all_of(ts, [](const task_core* t) { return t->done; });
+  };
+  if (!in_control() || control.running == 0) {
+    if (!ready()) outside_control(any ? "co_await when_any" : "co_await when_all");
+    return any ? pick(ts, true) : 0;
+  }
+  thread_pool* const pool = self != nullptr ? self->pool : nullptr;
+  if (ready()) {
+    task_core& followed = *ts[pick(ts, any)];
+    renew_running(followed.completer_chain);
+    scheduling_point(point_kind::join, followed.finished, loc);
+  } else {
+    pool_release(pool);
+    std::vector<object_id> ids;
+    std::uint32_t pending = 0;
+    for (task_core* t : ts)
+      if (!t->done) {
+        ids.push_back(t->finished.id());
+        ++pending;
+      }
+    registration reg{{control.running, any ? 1 : pending}, ts};
+    for (task_core* t : ts)
+      if (!t->done) t->waiters.push_back(&reg.record);
+    while (!ready()) {
+      controller().wait(ids, any ? wait_mode::any : wait_mode::all, std::nullopt, point_kind::join, loc);
+      ids.clear();
+      for (task_core* t : ts)
+        if (!t->done) ids.push_back(t->finished.id());
+    }
+    pool_acquire(pool, loc);
+  }
+  for (task_core* t : ts)
+    if (t->done) hb_acquire(t->finished);
+  return any ? pick(ts, true) : 0;
+}
+
+void resumed_after_inline(task_core*, task_core& child, std::source_location loc) {
+  if (!in_control() || control.running == 0) return;
+  renew_running(child.completer_chain);
+  scheduling_point(point_kind::join, child.finished, loc);
+}
+
+void wait_task(task_core& t, std::source_location loc) {
+  if (!t.started) start(t, "task", loc);
+  t.awaited = true;
+  if (!in_control() || control.running == 0) {
+    if (!t.done) outside_control("waiting for a task");
+    return;
+  }
+  const object_id ids[] = {t.finished.id()};
+  if (t.done) controller().point(point_kind::join, ids[0], loc);
+  while (!t.done) controller().wait(ids, wait_mode::one, std::nullopt, point_kind::join, loc);
+  hb_acquire(t.finished);
+}
+
+void yield(task_core* self, std::source_location loc) {
+  if (control.running == 0) return;
+  thread_pool* const pool = self != nullptr ? self->pool : nullptr;
+  pool_release(pool);
+  renew_running(0);
+  scheduling_point(point_kind::yield, loc);
+  pool_acquire(pool, loc);
+}
+
+void delay(task_core* self, std::int64_t nanoseconds, std::source_location loc) {
+  if (control.running == 0) return;
+  thread_pool* const pool = self != nullptr ? self->pool : nullptr;
+  pool_release(pool);
+  renew_running(0);
+  controller().sleep_until(controller().now() + std::max<std::int64_t>(nanoseconds, 0), loc);
+  pool_acquire(pool, loc);
+}
+
+void release(task_core& t) noexcept {
+  if (--t.refs == 0 && t.frame) t.frame.destroy();
+}
+
+void forget(task_core& t) noexcept {
+  if (!t.registered || tasks_state.epoch != t.epoch) return;
+  std::erase(tasks_state.spawned, &t);
+}
+
+void check_unawaited(std::source_location loc) noexcept {
+  if (!in_control() || unwinding()) return;
+  for (const task_core* t : current().spawned) {
+    if (t->awaited || t->done) continue;
+    flag_bug(bug_kind::liveness,
+             fmt::format("task '{}' started at {}:{} was never awaited and had not completed when the test body "
+                         "ended (heddle::unawaited_task_check)",
+                         t->name, t->started_at.file_name(), t->started_at.line()),
+             loc);
+    return;
+  }
+}
+
+void pool_acquire(thread_pool* pool, std::source_location loc) {
+  if (pool == nullptr || control.running == 0) return;
+  if (pool->workers_.stale()) pool->busy_ = 0;  // first use in this iteration
+  const object_id ids[] = {pool->workers_.id()};
+  while (pool->busy_ >= pool->size_) controller().wait(ids, wait_mode::one, std::nullopt, point_kind::acquire, loc);
+  if (++pool->busy_ == pool->size_) async_hold(pool->workers_);
+}
+
+void pool_release(thread_pool* pool) noexcept {
+  if (pool == nullptr || control.running == 0 || pool->workers_.stale() || pool->busy_ == 0) return;
+  --pool->busy_;
+  async_unhold(pool->workers_);
+  signal(pool->workers_);
+}
+
+// --- async.hpp's waits ----------------------------------------------------------
+
+wake_reason async_wait(task_core* self, const resource& r, waiter_list& waiters, point_kind kind,
+                       std::optional<virtual_time> deadline, std::source_location loc) {
+  thread_pool* const pool = self != nullptr ? self->pool : nullptr;
+  pool_release(pool);
+  await_record record{control.running, 1};
+  waiters.push_back(&record);
+  struct leave {
+    waiter_list& w;
+    await_record* r;
+    ~leave() { std::erase(w, r); }
+  } unregister{waiters, &record};
+  const object_id ids[] = {r.id()};
+  const wake_reason why = controller().wait(ids, wait_mode::one, deadline, kind, loc);
+  pool_acquire(pool, loc);
+  return why;
+}
+
+void async_wake(const resource& r, waiter_list& waiters) noexcept {
+  if (!in_control() || control.running == 0) return;
+  if (!unwinding()) {
+    const std::uint32_t chain = controller().chain_of(control.running);
+    for (await_record* w : waiters)
+      if (w->remaining > 0 && --w->remaining == 0) w->op = renew(w->op, chain);
+  }
+  signal(r);
+}
+
+wake_reason async_sleep(task_core* self, const resource& r, waiter_list& waiters, std::int64_t nanoseconds,
+                        std::source_location loc) {
+  if (!in_control() || control.running == 0) return wake_reason::timeout;
+  renew_running(0);
+  return async_wait(self, r, waiters, point_kind::sleep, controller().now() + std::max<std::int64_t>(nanoseconds, 0),
+                    loc);
+}
+
+void async_hold(const resource& r) {
+  if (!in_control() || control.running == 0) return;
+  r.set_owner(control.running);
+  current().held.push_back(r.id());
+}
+
+void async_unhold(const resource& r) noexcept {
+  if (!in_control() || r.stale()) return;
+  r.set_owner(0);
+  std::erase(current().held, r.id());
+}
+
+void would_block_outside_control(const char* what) {
+  std::fprintf(stderr,
+               "heddle: %s would block outside a controlled iteration, where nothing else can run (run the "
+               "code under heddle::explore or HEDDLE_TEST)\n",
+               what);
+  std::abort();
+}
+
+}  // namespace heddle::detail::tasks
