@@ -9,6 +9,7 @@
 #include <string>
 
 #include "heddle/async.hpp"
+#include "heddle/checked.hpp"
 #include "heddle/stop_token.hpp"
 #include "heddle/task.hpp"
 
@@ -260,6 +261,39 @@ void channel_close_race_fixed() {
   HEDDLE_ASSERT(c.get() == 0 + 1 + 10 + 11);
 }
 
+// --- A thread-safety violation on a checked vector from two tasks ---------------
+// Two tasks append to one log; each append is a write of the vector, and the
+// scheduling points at a checked call's entry and exit let a strategy make the
+// two calls overlap. The twin serialises the appends with an async_mutex.
+task<void> append_twice(heddle::checked<std::vector<int>>& log, int first) {
+  for (int i = 0; i < 2; ++i) {
+    co_await heddle::yield();
+    log.push_back(first + i);
+  }
+}
+task<void> append_twice_locked(heddle::checked<std::vector<int>>& log, heddle::async_mutex& m, int first) {
+  for (int i = 0; i < 2; ++i) {
+    co_await heddle::yield();
+    auto lock = co_await m.scoped_lock();
+    log.push_back(first + i);
+  }
+}
+void checked_vector_buggy() {
+  heddle::checked<std::vector<int>> log;
+  auto a = heddle::run(append_twice(log, 0), "a");
+  auto b = heddle::run(append_twice(log, 10), "b");
+  heddle::wait_all(a, b);
+  HEDDLE_ASSERT(log.size() == 4);
+}
+void checked_vector_fixed() {
+  heddle::checked<std::vector<int>> log;
+  heddle::async_mutex m;
+  auto a = heddle::run(append_twice_locked(log, m, 0), "a");
+  auto b = heddle::run(append_twice_locked(log, m, 10), "b");
+  heddle::wait_all(a, b);
+  HEDDLE_ASSERT(log.size() == 4);
+}
+
 }  // namespace
 
 // --- Coyote's running example ------------------------------------------------------
@@ -309,6 +343,9 @@ const std::vector<program>& all_programs() {
       {"channel_close_race", "one of two producers closes the shared channel while the other still sends",
        channel_close_race_buggy, channel_close_race_fixed, bug_kind::uncaught_exception,
        "send on a closed channel"},
+      {"checked_vector_from_two_tasks", "two tasks append to one checked vector without a lock",
+       checked_vector_buggy, checked_vector_fixed, bug_kind::thread_safety_violation,
+       "push_back (write) on checked vector"},
   };
   return table;
 }
