@@ -469,7 +469,8 @@ wake_reason async_sleep(task_core* self, const resource& r, waiter_list& waiters
 }  // namespace detail::tasks
 
 // co_await heddle::delay(d, token): delay(d), but a stop requested before it
-// ends wakes the task at once, which then throws operation_canceled.
+// ends wakes the task at once, which then throws operation_canceled. A delay
+// that has ended completes normally, whatever is requested after.
 template <class Rep, class Period, detail::tasks::stop_token_type Token>
 auto delay(std::chrono::duration<Rep, Period> d, Token token,
            std::source_location loc = std::source_location::current()) {
@@ -479,7 +480,10 @@ auto delay(std::chrono::duration<Rep, Period> d, Token token,
     detail::tasks::waiter_list waiters;
     detail::tasks::cancel_link<Token> link(token, timer, waiters, loc);
     if (link.requested(token, loc)) throw operation_canceled();
-    detail::tasks::async_sleep(self, timer, waiters, ns, loc);
+    // A delay that reached its end has completed, even if a stop was requested
+    // before this task resumed: as in C#, a cancellation after completion is
+    // no cancellation. Only a wake-up by the stop throws.
+    if (detail::tasks::async_sleep(self, timer, waiters, ns, loc) == wake_reason::timeout) return;
     if (link.requested(token, loc)) throw operation_canceled();
   });
 }
