@@ -24,6 +24,7 @@
 #include "heddle/this_thread.hpp"
 #include "heddle/thread.hpp"
 #include "heddle/trace.hpp"
+#include "../support/temp_trace_file.hpp"
 
 using namespace std::chrono_literals;
 
@@ -110,25 +111,6 @@ const program programs[] = {
 
 // Test names show the program, not its bytes.
 void PrintTo(const program& p, std::ostream* os) { *os << p.name; }
-
-class temp_trace_file {
- public:
-  temp_trace_file(std::string_view name, const std::string& text)
-      : path_(std::filesystem::temp_directory_path() /
-              ("heddle-asio-" + std::to_string(::getpid()) + "-" + std::string(name))) {
-    std::ofstream(path_, std::ios::binary) << text;
-  }
-  ~temp_trace_file() {
-    std::error_code ec;
-    std::filesystem::remove(path_, ec);
-  }
-  temp_trace_file(const temp_trace_file&) = delete;
-  temp_trace_file& operator=(const temp_trace_file&) = delete;
-  std::string path() const { return path_.string(); }
-
- private:
-  std::filesystem::path path_;
-};
 
 class asio_bug : public testing::TestWithParam<program> {};
 

@@ -20,6 +20,7 @@
 #include "heddle/explore.hpp"
 #include "heddle/trace.hpp"
 #include "programs.hpp"
+#include "../support/temp_trace_file.hpp"
 
 namespace heddle_bugs {
 // Test names show the program, not its bytes.
@@ -54,26 +55,6 @@ const heddle::result& first_bug(const program& p) {
              .first;
   return it->second;
 }
-
-// A trace file in the temp directory, removed when the test ends.
-class temp_trace_file {
- public:
-  temp_trace_file(std::string_view name, const std::string& text)
-      : path_(std::filesystem::temp_directory_path() /
-              ("heddle-bug-suite-" + std::to_string(::getpid()) + "-" + std::string(name))) {
-    std::ofstream(path_, std::ios::binary) << text;
-  }
-  ~temp_trace_file() {
-    std::error_code ec;
-    std::filesystem::remove(path_, ec);
-  }
-  temp_trace_file(const temp_trace_file&) = delete;
-  temp_trace_file& operator=(const temp_trace_file&) = delete;
-  std::string path() const { return path_.string(); }
-
- private:
-  std::filesystem::path path_;
-};
 
 const program& program_named(std::string_view name) {
   for (const program& p : heddle_bugs::all_programs())

@@ -24,6 +24,7 @@
 #include "heddle/explore.hpp"
 #include "heddle/trace.hpp"
 #include "protocols.hpp"
+#include "../support/temp_trace_file.hpp"
 
 namespace heddle_protocols {
 void PrintTo(const protocol& p, std::ostream* os) { *os << p.name; }
@@ -56,25 +57,6 @@ const heddle::result& first_bug(const protocol& p) {
              .first;
   return it->second;
 }
-
-class temp_trace_file {
- public:
-  temp_trace_file(std::string_view name, const std::string& text)
-      : path_(std::filesystem::temp_directory_path() /
-              ("heddle-protocols-" + std::to_string(::getpid()) + "-" + std::string(name))) {
-    std::ofstream(path_, std::ios::binary) << text;
-  }
-  ~temp_trace_file() {
-    std::error_code ec;
-    std::filesystem::remove(path_, ec);
-  }
-  temp_trace_file(const temp_trace_file&) = delete;
-  temp_trace_file& operator=(const temp_trace_file&) = delete;
-  std::string path() const { return path_.string(); }
-
- private:
-  std::filesystem::path path_;
-};
 
 std::string test_name(const testing::TestParamInfo<protocol>& entry) { return std::string(entry.param.name); }
 
