@@ -14,8 +14,17 @@
 //   steps seen in earlier iterations of the learning window (32 before the
 //   window's first one ends); see strategy::learning_window.
 // - Operations created during an iteration get a priority at a uniformly random
-//   rank among the operations not yet demoted, instead of all priorities being
-//   drawn up front.
+//   rank among the enabled operations, instead of all priorities being drawn
+//   up front. Finished and blocked operations do not count: a coroutine's every
+//   resumption is a new operation that finishes its predecessor
+//   (engine::renew), and a rank among those dead predecessors would let a long
+//   chain of fresh priorities beat a waiting operation with probability
+//   1/(steps+1) instead of halving its chance at each step. Demoted operations
+//   count, as in Coyote, where a new operation may land anywhere in the list:
+//   otherwise one change point that demotes the waiting operation would hand
+//   every later resumption of the other chain the lead, and continuations
+//   would again escape PCT's per-operation priorities (docs/strategies.md,
+//   "Tasks").
 // - Data choices are uniform, as in `random`.
 // - An operation about to sleep is demoted (as Coyote does with yields), so
 //   loops that sleep make progress.
@@ -37,13 +46,12 @@ class pct_strategy final : public strategy {
   void begin_iteration(std::uint64_t, std::uint64_t seed) override {
     rng_.reseed(seed);
     priority_.clear();
-    demoted_ = 0;
     known_ = 0;
     changes_.draw(rng_, depth_, learned_steps_);
   }
 
   std::size_t next_operation(const decision_context& ctx) override {
-    while (known_ < ctx.operation_count) admit(static_cast<operation_id>(++known_));
+    while (known_ < ctx.operation_count) admit(static_cast<operation_id>(++known_), ctx);
     std::size_t pick = highest(ctx);
     // An operation about to sleep steps aside, as a yielding one does in
     // Coyote: it drops below every other, so a loop that sleeps (libheddle-rt
@@ -75,20 +83,26 @@ class pct_strategy final : public strategy {
 
  private:
   // Invariant: priority_ lists every operation seen this iteration, highest
-  // priority first; its last demoted_ entries are the demoted ones, in the order
-  // they were demoted (each below the previous).
-  void admit(operation_id op) {
-    const std::size_t undemoted = priority_.size() - demoted_;
-    const auto rank = static_cast<std::ptrdiff_t>(rng_.below(undemoted + 1));
-    priority_.insert(priority_.begin() + rank, op);
+  // priority first; a demoted operation goes to the bottom, below every
+  // operation there was when it was demoted.
+  // `op` goes in at a uniformly random rank among the enabled operations: just
+  // above the rank-th of them in priority order, or at the bottom.
+  void admit(operation_id op, const decision_context& ctx) {
+    auto is_enabled = [&ctx](operation_id other) {
+      return std::any_of(ctx.enabled.begin(), ctx.enabled.end(),
+                         [other](const pending_operation& p) { return p.id == other; });
+    };
+    const auto rivals = static_cast<std::size_t>(std::count_if(priority_.begin(), priority_.end(), is_enabled));
+    std::size_t rank = rng_.below(rivals + 1);
+    auto at = priority_.begin();
+    for (; at != priority_.end(); ++at)
+      if (is_enabled(*at) && rank-- == 0) break;
+    priority_.insert(at, op);
   }
 
   void demote(operation_id op) {
-    const auto it = std::find(priority_.begin(), priority_.end(), op);
-    const bool was_demoted = it >= priority_.end() - static_cast<std::ptrdiff_t>(demoted_);
-    priority_.erase(it);
+    priority_.erase(std::find(priority_.begin(), priority_.end(), op));
     priority_.push_back(op);
-    if (!was_demoted) ++demoted_;
   }
 
   // Index in ctx.enabled of the enabled operation with the highest priority.
@@ -102,7 +116,6 @@ class pct_strategy final : public strategy {
   unsigned depth_;
   rng rng_;
   std::vector<operation_id> priority_;
-  std::size_t demoted_ = 0;
   std::size_t known_ = 0;
   change_points changes_;
   std::uint64_t learned_steps_ = 0;  // most steps seen in any earlier iteration
