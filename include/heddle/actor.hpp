@@ -149,6 +149,42 @@ std::unique_ptr<event_base> box(E&& event) {
 // takes no argument ignores it).
 using handler = std::function<void(event_base&)>;
 
+// The class of a member function pointer, whatever its qualifiers.
+template <class F>
+struct member_class;
+template <class R, class C, class... A>
+struct member_class<R (C::*)(A...)> {
+  using type = C;
+};
+template <class R, class C, class... A>
+struct member_class<R (C::*)(A...) const> {
+  using type = C;
+};
+template <class R, class C, class... A>
+struct member_class<R (C::*)(A...) noexcept> {
+  using type = C;
+};
+template <class R, class C, class... A>
+struct member_class<R (C::*)(A...) const noexcept> {
+  using type = C;
+};
+
+// A member function pointer of the object `owner` (the actor or machine that
+// declared it, as its base class) bound to it, as a callable; any other
+// callable as it is.
+template <class Owner, class F>
+auto bind_member(Owner* owner, F f) {
+  if constexpr (std::is_member_function_pointer_v<F>) {
+    using self = typename member_class<F>::type;
+    static_assert(std::is_base_of_v<Owner, self>, "a member handler must be a member of the class that declares it");
+    return [object = static_cast<self*>(owner), f]<class... A>(A&&... args)
+      requires std::is_invocable_v<F, self*, A...>
+    { return (object->*f)(std::forward<A>(args)...); };
+  } else {
+    return f;
+  }
+}
+
 // Adapts a user's callable F, taking `const E&`, `E&` or nothing, to a handler.
 template <class E, class F>
 handler adapt_handler(F f) {
@@ -198,11 +234,12 @@ class actor {
   virtual std::uint64_t state_hash() const { return 0; }
 
  protected:
-  // The handler of events of type E: `f` takes `const E&` (or `E&`), or
-  // nothing. A later registration for the same type replaces the earlier.
+  // The handler of events of type E: `f` (a lambda or a member function of
+  // the actor, `&server::on_ping`) takes `const E&` (or `E&`), or nothing. A
+  // later registration for the same type replaces the earlier.
   template <class E, class F>
   void on(F f) {
-    set_handler(typeid(E), detail::adapt_handler<E>(std::move(f)));
+    set_handler(typeid(E), detail::adapt_handler<E>(detail::bind_member(this, std::move(f))));
   }
   // Events of type E are dequeued and dropped.
   template <class E>
@@ -217,7 +254,9 @@ class actor {
   virtual void on_halt() {}
   // Runs when the actor restarts after a crash that kept its state
   // (crash_options::keep_state); a restart that loses state builds a new
-  // object, which starts with on_start.
+  // object, which starts with on_start. In a state machine, a transition
+  // requested here (go_to, push, pop, raise) takes effect when it returns, as
+  // from a handler.
   virtual void on_restart() {}
 
   // --- inside a handler -----------------------------------------------------
@@ -297,6 +336,9 @@ class actor {
   virtual bool defers(std::type_index type) const;   // leave it queued for now
   virtual bool has_default_handler() const;          // runs when nothing can be dequeued
   virtual void run_default_handler();
+  // After a crash that kept the state: on_restart (a state machine then
+  // carries out the transitions on_restart requested).
+  virtual void restart();
   // Runs the handler of `e`; false when nothing handles it (an unhandled event).
   virtual bool dispatch(detail::event_base& e);
   // "in state 'init'" for a state machine; empty for a plain actor.

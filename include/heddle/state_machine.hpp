@@ -96,38 +96,15 @@ class machine_core {
   const std::string& current() const;
 };
 
-template <class F>
-struct member_class;
-template <class R, class C, class... A>
-struct member_class<R (C::*)(A...)> {
-  using type = C;
-};
-template <class R, class C, class... A>
-struct member_class<R (C::*)(A...) const> {
-  using type = C;
-};
-
 // Calls a member function pointer on the machine that declared it, or any
 // other callable as it is.
 template <class E, class Owner, class F>
 handler bind_action(Owner* owner, F f) {
-  if constexpr (std::is_member_function_pointer_v<F>) {
-    using self = typename member_class<F>::type;
-    if constexpr (std::is_invocable_v<F, self*, E&>)
-      return adapt_handler<E>([owner, f](E& e) { (static_cast<self*>(owner)->*f)(e); });
-    else
-      return adapt_handler<E>([owner, f] { (static_cast<self*>(owner)->*f)(); });
-  } else {
-    return adapt_handler<E>(std::move(f));
-  }
+  return adapt_handler<E>(bind_member(owner, std::move(f)));
 }
 template <class F, class Owner>
 std::function<void()> bind_plain(Owner* owner, F f) {
-  if constexpr (std::is_member_function_pointer_v<F>) {
-    return [owner, f] { (static_cast<typename member_class<F>::type*>(owner)->*f)(); };
-  } else {
-    return std::function<void()>(std::move(f));
-  }
+  return std::function<void()>(bind_member(owner, std::move(f)));
 }
 
 }  // namespace detail
@@ -251,6 +228,7 @@ class state_machine : public actor {
   bool defers(std::type_index type) const override;
   bool has_default_handler() const override;
   void run_default_handler() override;
+  void restart() override;
   bool dispatch(detail::event_base& e) override;
   std::string where_text() const override;
   std::uint64_t machine_hash() const override;

@@ -268,7 +268,7 @@ bool crash(actor_runtime& rt, actor_record& r) {
   r.down = false;
   rt.note(fmt::format("{} restarts", r.name));
   if (how.keep_state) {
-    actor_record::on_restart(*r.object);
+    actor_record::restart(*r.object);
   } else {
     r.object = r.factory();
     actor_record::attach(*r.object, r.id, &r);
@@ -353,6 +353,7 @@ void actor::begin() { on_start(); }
 bool actor::defers(std::type_index) const { return false; }
 bool actor::has_default_handler() const { return false; }
 void actor::run_default_handler() {}
+void actor::restart() { on_restart(); }
 
 bool actor::dispatch(detail::event_base& e) {
   for (auto& [t, h] : handlers_)

@@ -67,7 +67,7 @@ struct actor_record {
   static std::uint64_t machine_hash(const actor& a) { return a.machine_hash(); }
   static bool& halt_requested(actor& a) { return a.halt_requested_; }
   static void on_halt(actor& a) { a.on_halt(); }
-  static void on_restart(actor& a) { a.on_restart(); }
+  static void restart(actor& a) { a.restart(); }
   static void attach(actor& a, actor_id id, actor_record* r) {
     a.id_ = id;
     a.record_ = r;

@@ -108,6 +108,11 @@ void state_machine::run_default_handler() {
   settle("on the default event");
 }
 
+void state_machine::restart() {
+  on_restart();
+  settle("on restart");
+}
+
 bool state_machine::dispatch(detail::event_base& e) {
   const detail::state_definition::rule* r = lookup(e.type());
   if (r == nullptr) return false;

@@ -45,7 +45,13 @@
 //   the run learns the same wherever its iterations run; an operation the
 //   profile never saw starts at w = 0 (as in the artifact).
 // - Data choices are uniform, as in `random`.
+// - The starvation guard also redraws every priority when an enabled
+//   operation has waited 1000 decisions: rp redraws only the priority of the
+//   operation that ran, so two operations that take turns (an actor and its
+//   own mock timer) kept a third with a low priority waiting for thousands of
+//   steps, and the iteration ended at max_steps.
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <unordered_set>
 #include <vector>
@@ -57,6 +63,9 @@ namespace heddle::detail {
 namespace {
 
 constexpr std::uint64_t starvation_limit = 1000;
+// How long an enabled operation may wait, not chosen, before every priority
+// is redrawn.
+constexpr std::uint64_t waiting_limit = 100;
 
 // Reads and writes as SURW sees them; other points are never interesting.
 enum class access { none, read, write };
@@ -93,8 +102,13 @@ class surw_strategy final : public strategy {
     if (!profiled_) record(ctx.enabled[pick]);
     stay_ = chosen == last_ ? stay_ + 1 : 0;
     last_ = chosen;
-    if (stay_ >= starvation_limit) {
-      for (op_state& s : ops_) s.has_priority = false;
+    const bool starving = waited_too_long(ctx);
+    ops_[chosen].waiting_since = ctx.step + 1;
+    if (stay_ >= starvation_limit || starving) {
+      for (op_state& s : ops_) {
+        s.has_priority = false;
+        s.waiting_since = ctx.step + 1;
+      }
       release_set_aside();
       stay_ = 0;
     }
@@ -119,7 +133,24 @@ class surw_strategy final : public strategy {
     std::uint64_t priority = 0;     // rp priority, drawn when first needed
     bool has_priority = false;
     bool set_aside = false;  // candidate while another operation was the target
+    // Enabled without running since this decision (when it was enabled at
+    // the previous one, too), and that decision.
+    std::uint64_t waiting_since = 0;
+    std::uint64_t last_enabled = std::numeric_limits<std::uint64_t>::max() - 1;  // never
   };
+
+  // Whether an enabled operation has waited waiting_limit decisions in a
+  // row, enabled and not chosen.
+  bool waited_too_long(const decision_context& ctx) {
+    bool starving = false;
+    for (const pending_operation& p : ctx.enabled) {
+      op_state& s = ops_[p.id];
+      if (s.last_enabled + 1 != ctx.step) s.waiting_since = ctx.step;
+      s.last_enabled = ctx.step;
+      starving = starving || ctx.step - s.waiting_since >= waiting_limit;
+    }
+    return starving;
+  }
 
   // New operations: weights from the profile, taken out of the parent's.
   void admit(const decision_context& ctx) {

@@ -55,6 +55,36 @@ TEST(actors, ping_pong_runs_every_round_and_ends_quiescent) {
   EXPECT_EQ(r.stats.max_steps_hits, 0u);  // idle actors end the iteration: no max_steps cut
 }
 
+// Handlers may be member functions of the actor, with the event or without,
+// const or noexcept: every form a C++ user writes compiles and runs.
+struct member_handlers : heddle::actor {
+  explicit member_handlers(std::vector<std::string>* log) : log_(log) {
+    on<ping>(&member_handlers::with_event);
+    on<pong>(&member_handlers::without_event);
+    on<stop>(&member_handlers::noexcept_without_event);
+    on<int>(&member_handlers::const_noexcept_with_event);
+  }
+  void with_event(const ping& p) { log_->push_back("ping " + std::to_string(p.n)); }
+  void without_event() { log_->push_back("pong"); }
+  void noexcept_without_event() noexcept { log_->push_back("stop"); }
+  void const_noexcept_with_event(const int& n) const noexcept { log_->push_back("int " + std::to_string(n)); }
+  std::vector<std::string>* log_;
+};
+
+TEST(actors, member_function_handlers_with_or_without_the_event_run) {
+  std::vector<std::string> log;
+  auto r = heddle::explore(quiet({.iterations = 1}), [&] {
+    log.clear();
+    auto a = heddle::create<member_handlers>(&log);
+    heddle::send(a, ping{{}, 7});
+    heddle::send(a, pong{});
+    heddle::send(a, stop{});
+    heddle::send(a, 3);
+  });
+  EXPECT_TRUE(r) << r.report;
+  EXPECT_EQ(log, (std::vector<std::string>{"ping 7", "pong", "stop", "int 3"}));
+}
+
 TEST(actors, ids_print_with_the_class_name_or_the_given_name) {
   std::string a, b, c;
   auto r = heddle::explore(quiet({.iterations = 1}), [&] {

@@ -10,6 +10,7 @@
 #include "heddle/actor_faults.hpp"
 #include "heddle/explore.hpp"
 #include "heddle/monitor.hpp"
+#include "heddle/state_machine.hpp"
 
 using namespace actor_tests;
 
@@ -187,6 +188,29 @@ TEST(actor_faults, a_crash_that_keeps_state_restarts_the_same_object) {
   });
   ASSERT_TRUE(r.bug);
   EXPECT_EQ(r.bug->message, "restarted with its state kept");
+}
+
+// A state machine that restarts with its state may move in on_restart, as
+// from a handler: the transition happens before its next event.
+struct recovering_machine : heddle::state_machine {
+  recovering_machine() {
+    state("serving").on<item>([] {});
+    state("recovering").on<item>([] { HEDDLE_ASSERT_MSG(false, "an item handled while recovering"); });
+    start_in("serving");
+  }
+  void on_restart() override { go_to("recovering"); }
+};
+
+TEST(actor_faults, a_state_machine_moves_in_on_restart_before_its_next_event) {
+  auto r = heddle::explore(quiet({.iterations = 1000}), [] {
+    auto m = heddle::create<recovering_machine>();
+    heddle::faults::allow_crash(m, {.restart = true, .keep_state = true});
+    for (int i = 0; i < 3; ++i) heddle::send(m, item{i});
+  });
+  ASSERT_TRUE(r.bug) << r.report;
+  EXPECT_EQ(r.bug->kind, heddle::bug_kind::assertion);
+  EXPECT_EQ(r.bug->message, "an item handled while recovering");
+  EXPECT_TRUE(has(r.report, "recovering_machine(1) goes serving -> recovering on restart")) << r.report;
 }
 
 TEST(actor_faults, a_crash_stop_actor_stays_down_and_observers_hear_of_it) {

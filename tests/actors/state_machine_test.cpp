@@ -48,6 +48,39 @@ struct door : heddle::state_machine {
   journal* log_;
 };
 
+// Entry, exit and event actions may be member functions in every form: with
+// the event or without, const, noexcept.
+struct qualified_members : heddle::state_machine {
+  explicit qualified_members(journal* log) : log_(log) {
+    state("a").on_entry(&qualified_members::enter_a).on_exit(&qualified_members::leave_a).on<work>(
+        &qualified_members::work_noexcept);
+    state("b").on<work>(&qualified_members::work_const).on<done>(&qualified_members::done_noexcept);
+    start_in("a");
+  }
+  void enter_a() noexcept { log_->push_back("enter a"); }
+  void leave_a() const noexcept { log_->push_back("exit a"); }
+  void work_noexcept(const work& w) noexcept {
+    log_->push_back("work " + std::to_string(w.n));
+    go_to("b");
+  }
+  void work_const(const work& w) const { log_->push_back("work in b " + std::to_string(w.n)); }
+  void done_noexcept() noexcept { log_->push_back("done"); }
+  journal* log_;
+};
+
+TEST(state_machine, member_actions_may_be_const_or_noexcept) {
+  journal log;
+  auto r = heddle::explore(quiet({.iterations = 1}), [&] {
+    log.clear();
+    auto m = heddle::create<qualified_members>(&log);
+    heddle::send(m, work{1});
+    heddle::send(m, work{2});
+    heddle::send(m, done{});
+  });
+  EXPECT_TRUE(r) << r.report;
+  EXPECT_EQ(log, (journal{"enter a", "work 1", "exit a", "work in b 2", "done"}));
+}
+
 TEST(state_machine, goto_runs_exit_then_the_action_then_entry) {
   journal log;
   auto r = heddle::explore(quiet({.iterations = 1}), [&] {
