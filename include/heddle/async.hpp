@@ -41,13 +41,13 @@ namespace heddle {
 // A wait cancelled through its stop token.
 class operation_canceled : public std::runtime_error {
  public:
-  operation_canceled() : std::runtime_error("operation canceled") {}
+  HEDDLE_MODEL_INLINE operation_canceled() : std::runtime_error("operation canceled") {}
 };
 
 // A send on a closed channel.
 class channel_closed : public std::logic_error {
  public:
-  channel_closed() : std::logic_error("send on a closed channel") {}
+  HEDDLE_MODEL_INLINE channel_closed() : std::logic_error("send on a closed channel") {}
 };
 
 namespace detail::tasks {
@@ -78,13 +78,13 @@ struct cancel_link<heddle::stop_token> {
   struct wake {
     const resource* r;
     waiter_list* waiters;
-    void operator()() const noexcept { async_wake(*r, *waiters); }
+    HEDDLE_MODEL_INLINE void operator()() const noexcept { async_wake(*r, *waiters); }
   };
   std::optional<heddle::stop_callback<wake>> callback;
-  cancel_link(const heddle::stop_token& token, const resource& r, waiter_list& waiters, std::source_location loc) {
+  HEDDLE_MODEL_INLINE cancel_link(const heddle::stop_token& token, const resource& r, waiter_list& waiters, std::source_location loc) {
     if (token.stop_possible()) callback.emplace(token, wake{&r, &waiters}, loc);
   }
-  static bool requested(const heddle::stop_token& token, std::source_location loc) {
+  HEDDLE_MODEL_INLINE static bool requested(const heddle::stop_token& token, std::source_location loc) {
     return token.stop_requested(loc);
   }
 };
@@ -93,13 +93,13 @@ struct cancel_link<std::stop_token> {
   struct wake {
     const resource* r;
     waiter_list* waiters;
-    void operator()() const noexcept { async_wake(*r, *waiters); }
+    HEDDLE_MODEL_INLINE void operator()() const noexcept { async_wake(*r, *waiters); }
   };
   std::optional<std::stop_callback<wake>> callback;
-  cancel_link(const std::stop_token& token, const resource& r, waiter_list& waiters, std::source_location) {
+  HEDDLE_MODEL_INLINE cancel_link(const std::stop_token& token, const resource& r, waiter_list& waiters, std::source_location) {
     if (token.stop_possible()) callback.emplace(token, wake{&r, &waiters});
   }
-  static bool requested(const std::stop_token& token, std::source_location) { return token.stop_requested(); }
+  HEDDLE_MODEL_INLINE static bool requested(const std::stop_token& token, std::source_location) { return token.stop_requested(); }
 };
 template <class Token>
 concept stop_token_type = std::same_as<Token, heddle::stop_token> || std::same_as<Token, std::stop_token>;
@@ -108,33 +108,33 @@ concept stop_token_type = std::same_as<Token, heddle::stop_token> || std::same_a
 // await_ready, on the awaiting task's operation, and gives the result.
 template <class Result, class Op>
 struct blocking_awaiter {
-  explicit blocking_awaiter(Op o) : op(std::move(o)) {}
+  HEDDLE_MODEL_INLINE explicit blocking_awaiter(Op o) : op(std::move(o)) {}
   Op op;
   task_core* self = nullptr;
   std::optional<Result> result;
-  void bind_task(task_core* t) noexcept { self = t; }
-  bool await_ready() {
+  HEDDLE_MODEL_INLINE void bind_task(task_core* t) noexcept { self = t; }
+  HEDDLE_MODEL_INLINE bool await_ready() {
     result.emplace(op(self));
     return true;
   }
-  void await_suspend(std::coroutine_handle<>) noexcept {}
-  Result await_resume() { return std::move(*result); }
+  HEDDLE_MODEL_INLINE void await_suspend(std::coroutine_handle<>) noexcept {}
+  HEDDLE_MODEL_INLINE Result await_resume() { return std::move(*result); }
 };
 template <class Op>
 struct blocking_awaiter<void, Op> {
-  explicit blocking_awaiter(Op o) : op(std::move(o)) {}
+  HEDDLE_MODEL_INLINE explicit blocking_awaiter(Op o) : op(std::move(o)) {}
   Op op;
   task_core* self = nullptr;
-  void bind_task(task_core* t) noexcept { self = t; }
-  bool await_ready() {
+  HEDDLE_MODEL_INLINE void bind_task(task_core* t) noexcept { self = t; }
+  HEDDLE_MODEL_INLINE bool await_ready() {
     op(self);
     return true;
   }
-  void await_suspend(std::coroutine_handle<>) noexcept {}
-  void await_resume() const noexcept {}
+  HEDDLE_MODEL_INLINE void await_suspend(std::coroutine_handle<>) noexcept {}
+  HEDDLE_MODEL_INLINE void await_resume() const noexcept {}
 };
 template <class Result, class Op>
-blocking_awaiter<Result, Op> make_awaiter(Op op) {
+HEDDLE_MODEL_INLINE blocking_awaiter<Result, Op> make_awaiter(Op op) {
   return blocking_awaiter<Result, Op>(std::move(op));
 }
 
@@ -145,8 +145,8 @@ class async_mutex;
 // Unlocks its async_mutex when destroyed (co_await m.scoped_lock()).
 class [[nodiscard]] async_lock_guard {
  public:
-  explicit async_lock_guard(async_mutex& m) noexcept : m_(&m) {}
-  async_lock_guard(async_lock_guard&& other) noexcept : m_(std::exchange(other.m_, nullptr)) {}
+  HEDDLE_MODEL_INLINE explicit async_lock_guard(async_mutex& m) noexcept : m_(&m) {}
+  HEDDLE_MODEL_INLINE async_lock_guard(async_lock_guard&& other) noexcept : m_(std::exchange(other.m_, nullptr)) {}
   async_lock_guard& operator=(async_lock_guard&&) = delete;
   ~async_lock_guard();
   void unlock();
@@ -164,23 +164,23 @@ class async_mutex {
   async_mutex(const async_mutex&) = delete;
   async_mutex& operator=(const async_mutex&) = delete;
 
-  auto lock(std::source_location loc = std::source_location::current()) {
-    return detail::tasks::make_awaiter<void>([this, loc](detail::tasks::task_core* self) { acquire(self, loc); });
+  HEDDLE_MODEL_INLINE auto lock(std::source_location loc = std::source_location::current()) {
+    return detail::tasks::make_awaiter<void>([this, loc](detail::tasks::task_core* self) HEDDLE_MODEL_INLINE { acquire(self, loc); });
   }
-  auto scoped_lock(std::source_location loc = std::source_location::current()) {
-    return detail::tasks::make_awaiter<async_lock_guard>([this, loc](detail::tasks::task_core* self) {
+  HEDDLE_MODEL_INLINE auto scoped_lock(std::source_location loc = std::source_location::current()) {
+    return detail::tasks::make_awaiter<async_lock_guard>([this, loc](detail::tasks::task_core* self) HEDDLE_MODEL_INLINE {
       acquire(self, loc);
       return async_lock_guard(*this);
     });
   }
-  bool try_lock(std::source_location loc = std::source_location::current()) {
+  HEDDLE_MODEL_INLINE bool try_lock(std::source_location loc = std::source_location::current()) {
     refresh();
     scheduling_point(point_kind::acquire, r_, loc);
     if (locked_) return false;
     take();
     return true;
   }
-  void unlock(std::source_location loc = std::source_location::current()) {
+  HEDDLE_MODEL_INLINE void unlock(std::source_location loc = std::source_location::current()) {
     refresh();
     if (!locked_) {
       misuse("async_mutex::unlock of an async_mutex that is not locked", loc);
@@ -192,22 +192,22 @@ class async_mutex {
     detail::tasks::async_unhold(r_);
     detail::tasks::async_wake(r_, waiters_);
   }
-  bool locked() const noexcept { return locked_; }
+  HEDDLE_MODEL_INLINE bool locked() const noexcept { return locked_; }
 
  private:
-  void refresh() {
+  HEDDLE_MODEL_INLINE void refresh() {
     if (r_.stale()) {
       locked_ = false;
       waiters_.clear();
       (void)r_.id();
     }
   }
-  void take() {
+  HEDDLE_MODEL_INLINE void take() {
     locked_ = true;
     detail::tasks::async_hold(r_);
     hb_acquire(r_);
   }
-  void acquire(detail::tasks::task_core* self, std::source_location loc) {
+  HEDDLE_MODEL_INLINE void acquire(detail::tasks::task_core* self, std::source_location loc) {
     refresh();
     lock_point(r_, loc);
     while (locked_) {
@@ -221,27 +221,27 @@ class async_mutex {
   detail::tasks::waiter_list waiters_;
 };
 
-inline async_lock_guard::~async_lock_guard() {
+HEDDLE_MODEL_INLINE inline async_lock_guard::~async_lock_guard() {
   if (m_ != nullptr) m_->unlock();
 }
-inline void async_lock_guard::unlock() {
+HEDDLE_MODEL_INLINE inline void async_lock_guard::unlock() {
   if (m_ != nullptr) std::exchange(m_, nullptr)->unlock();
 }
 
 // A counting semaphore for tasks: `co_await s.acquire()`, `s.release()`.
 class async_semaphore {
  public:
-  explicit async_semaphore(std::size_t initial) : initial_(initial), count_(initial) {}
+  HEDDLE_MODEL_INLINE explicit async_semaphore(std::size_t initial) : initial_(initial), count_(initial) {}
   async_semaphore(const async_semaphore&) = delete;
   async_semaphore& operator=(const async_semaphore&) = delete;
 
-  auto acquire(std::source_location loc = std::source_location::current()) {
-    return detail::tasks::make_awaiter<void>([this, loc](detail::tasks::task_core* self) { take(self, loc); });
+  HEDDLE_MODEL_INLINE auto acquire(std::source_location loc = std::source_location::current()) {
+    return detail::tasks::make_awaiter<void>([this, loc](detail::tasks::task_core* self) HEDDLE_MODEL_INLINE { take(self, loc); });
   }
   // Throws operation_canceled when a stop is requested before a permit is taken.
   template <detail::tasks::stop_token_type Token>
-  auto acquire(Token token, std::source_location loc = std::source_location::current()) {
-    return detail::tasks::make_awaiter<void>([this, token = std::move(token), loc](detail::tasks::task_core* self) {
+  HEDDLE_MODEL_INLINE auto acquire(Token token, std::source_location loc = std::source_location::current()) {
+    return detail::tasks::make_awaiter<void>([this, token = std::move(token), loc](detail::tasks::task_core* self) HEDDLE_MODEL_INLINE {
       refresh();
       scheduling_point(point_kind::acquire, r_, loc);
       detail::tasks::cancel_link<Token> link(token, r_, waiters_, loc);
@@ -254,7 +254,7 @@ class async_semaphore {
       hb_acquire(r_);
     });
   }
-  bool try_acquire(std::source_location loc = std::source_location::current()) {
+  HEDDLE_MODEL_INLINE bool try_acquire(std::source_location loc = std::source_location::current()) {
     refresh();
     scheduling_point(point_kind::acquire, r_, loc);
     if (count_ == 0) return false;
@@ -262,24 +262,24 @@ class async_semaphore {
     hb_acquire(r_);
     return true;
   }
-  void release(std::size_t n = 1, std::source_location loc = std::source_location::current()) {
+  HEDDLE_MODEL_INLINE void release(std::size_t n = 1, std::source_location loc = std::source_location::current()) {
     refresh();
     scheduling_point(point_kind::release, r_, loc);
     hb_release(r_);
     count_ += n;
     detail::tasks::async_wake(r_, waiters_);
   }
-  std::size_t available() const noexcept { return count_; }
+  HEDDLE_MODEL_INLINE std::size_t available() const noexcept { return count_; }
 
  private:
-  void refresh() {
+  HEDDLE_MODEL_INLINE void refresh() {
     if (r_.stale()) {
       count_ = initial_;
       waiters_.clear();
       (void)r_.id();
     }
   }
-  void take(detail::tasks::task_core* self, std::source_location loc) {
+  HEDDLE_MODEL_INLINE void take(detail::tasks::task_core* self, std::source_location loc) {
     refresh();
     scheduling_point(point_kind::acquire, r_, loc);
     while (count_ == 0) {
@@ -298,12 +298,12 @@ class async_semaphore {
 // A manual-reset event for tasks: `co_await e.wait()` until someone set()s it.
 class async_event {
  public:
-  explicit async_event(bool initially_set = false) : initial_(initially_set), set_(initially_set) {}
+  HEDDLE_MODEL_INLINE explicit async_event(bool initially_set = false) : initial_(initially_set), set_(initially_set) {}
   async_event(const async_event&) = delete;
   async_event& operator=(const async_event&) = delete;
 
-  auto wait(std::source_location loc = std::source_location::current()) {
-    return detail::tasks::make_awaiter<void>([this, loc](detail::tasks::task_core* self) {
+  HEDDLE_MODEL_INLINE auto wait(std::source_location loc = std::source_location::current()) {
+    return detail::tasks::make_awaiter<void>([this, loc](detail::tasks::task_core* self) HEDDLE_MODEL_INLINE {
       refresh();
       scheduling_point(point_kind::wait, r_, loc);
       while (!set_) {
@@ -315,8 +315,8 @@ class async_event {
   }
   // Throws operation_canceled when a stop is requested before the event is set.
   template <detail::tasks::stop_token_type Token>
-  auto wait(Token token, std::source_location loc = std::source_location::current()) {
-    return detail::tasks::make_awaiter<void>([this, token = std::move(token), loc](detail::tasks::task_core* self) {
+  HEDDLE_MODEL_INLINE auto wait(Token token, std::source_location loc = std::source_location::current()) {
+    return detail::tasks::make_awaiter<void>([this, token = std::move(token), loc](detail::tasks::task_core* self) HEDDLE_MODEL_INLINE {
       refresh();
       scheduling_point(point_kind::wait, r_, loc);
       detail::tasks::cancel_link<Token> link(token, r_, waiters_, loc);
@@ -328,22 +328,22 @@ class async_event {
       hb_acquire(r_);
     });
   }
-  void set(std::source_location loc = std::source_location::current()) {
+  HEDDLE_MODEL_INLINE void set(std::source_location loc = std::source_location::current()) {
     refresh();
     scheduling_point(point_kind::signal, r_, loc);
     hb_release(r_);
     set_ = true;
     detail::tasks::async_wake(r_, waiters_);
   }
-  void reset(std::source_location loc = std::source_location::current()) {
+  HEDDLE_MODEL_INLINE void reset(std::source_location loc = std::source_location::current()) {
     refresh();
     scheduling_point(point_kind::write, r_, loc);
     set_ = false;
   }
-  bool is_set() const noexcept { return set_; }
+  HEDDLE_MODEL_INLINE bool is_set() const noexcept { return set_; }
 
  private:
-  void refresh() {
+  HEDDLE_MODEL_INLINE void refresh() {
     if (r_.stale()) {
       set_ = initial_;
       waiters_.clear();
@@ -363,13 +363,13 @@ class async_event {
 template <class T>
 class channel {
  public:
-  explicit channel(std::size_t capacity) : capacity_(capacity == 0 ? 1 : capacity) {}
+  HEDDLE_MODEL_INLINE explicit channel(std::size_t capacity) : capacity_(capacity == 0 ? 1 : capacity) {}
   channel(const channel&) = delete;
   channel& operator=(const channel&) = delete;
 
-  auto send(T value, std::source_location loc = std::source_location::current()) {
+  HEDDLE_MODEL_INLINE auto send(T value, std::source_location loc = std::source_location::current()) {
     return detail::tasks::make_awaiter<void>(
-        [this, value = std::move(value), loc](detail::tasks::task_core* self) mutable {
+        [this, value = std::move(value), loc](detail::tasks::task_core* self) mutable HEDDLE_MODEL_INLINE {
           refresh();
           scheduling_point(point_kind::send, r_, loc);
           while (!closed_ && items_.size() >= capacity_) {
@@ -382,8 +382,8 @@ class channel {
           detail::tasks::async_wake(r_, waiters_);
         });
   }
-  auto receive(std::source_location loc = std::source_location::current()) {
-    return detail::tasks::make_awaiter<std::optional<T>>([this, loc](detail::tasks::task_core* self) {
+  HEDDLE_MODEL_INLINE auto receive(std::source_location loc = std::source_location::current()) {
+    return detail::tasks::make_awaiter<std::optional<T>>([this, loc](detail::tasks::task_core* self) HEDDLE_MODEL_INLINE {
       refresh();
       scheduling_point(point_kind::receive, r_, loc);
       while (!closed_ && items_.empty()) {
@@ -396,9 +396,9 @@ class channel {
   // As receive(), and throws operation_canceled when a stop is requested
   // while it waits.
   template <detail::tasks::stop_token_type Token>
-  auto receive(Token token, std::source_location loc = std::source_location::current()) {
+  HEDDLE_MODEL_INLINE auto receive(Token token, std::source_location loc = std::source_location::current()) {
     return detail::tasks::make_awaiter<std::optional<T>>(
-        [this, token = std::move(token), loc](detail::tasks::task_core* self) {
+        [this, token = std::move(token), loc](detail::tasks::task_core* self) HEDDLE_MODEL_INLINE {
           refresh();
           scheduling_point(point_kind::receive, r_, loc);
           detail::tasks::cancel_link<Token> link(token, r_, waiters_, loc);
@@ -410,7 +410,7 @@ class channel {
           return take();
         });
   }
-  bool try_send(T value, std::source_location loc = std::source_location::current()) {
+  HEDDLE_MODEL_INLINE bool try_send(T value, std::source_location loc = std::source_location::current()) {
     refresh();
     scheduling_point(point_kind::send, r_, loc);
     if (closed_ || items_.size() >= capacity_) return false;
@@ -419,12 +419,12 @@ class channel {
     detail::tasks::async_wake(r_, waiters_);
     return true;
   }
-  std::optional<T> try_receive(std::source_location loc = std::source_location::current()) {
+  HEDDLE_MODEL_INLINE std::optional<T> try_receive(std::source_location loc = std::source_location::current()) {
     refresh();
     scheduling_point(point_kind::receive, r_, loc);
     return take();
   }
-  void close(std::source_location loc = std::source_location::current()) {
+  HEDDLE_MODEL_INLINE void close(std::source_location loc = std::source_location::current()) {
     refresh();
     if (closed_) {
       misuse("channel::close of a channel that is already closed", loc);
@@ -435,12 +435,12 @@ class channel {
     hb_release(r_);
     detail::tasks::async_wake(r_, waiters_);
   }
-  bool closed() const noexcept { return closed_; }
-  std::size_t size() const noexcept { return items_.size(); }
-  std::size_t capacity() const noexcept { return capacity_; }
+  HEDDLE_MODEL_INLINE bool closed() const noexcept { return closed_; }
+  HEDDLE_MODEL_INLINE std::size_t size() const noexcept { return items_.size(); }
+  HEDDLE_MODEL_INLINE std::size_t capacity() const noexcept { return capacity_; }
 
  private:
-  void refresh() {
+  HEDDLE_MODEL_INLINE void refresh() {
     if (r_.stale()) {
       items_.clear();
       closed_ = false;
@@ -448,7 +448,7 @@ class channel {
       (void)r_.id();
     }
   }
-  std::optional<T> take() {
+  HEDDLE_MODEL_INLINE std::optional<T> take() {
     if (items_.empty()) return std::nullopt;
     hb_acquire(r_);
     std::optional<T> v(std::move(items_.front()));
@@ -475,7 +475,7 @@ template <class Rep, class Period, detail::tasks::stop_token_type Token>
 auto delay(std::chrono::duration<Rep, Period> d, Token token,
            std::source_location loc = std::source_location::current()) {
   const std::int64_t ns = std::chrono::duration_cast<std::chrono::nanoseconds>(d).count();
-  return detail::tasks::make_awaiter<void>([ns, token = std::move(token), loc](detail::tasks::task_core* self) {
+  return detail::tasks::make_awaiter<void>([ns, token = std::move(token), loc](detail::tasks::task_core* self) HEDDLE_MODEL_INLINE {
     resource timer{object_kind::timer};
     detail::tasks::waiter_list waiters;
     detail::tasks::cancel_link<Token> link(token, timer, waiters, loc);

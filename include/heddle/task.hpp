@@ -118,12 +118,12 @@ struct task_awaiter {
   std::source_location loc;
   bool inline_started = false;
 
-  bool await_ready() {
+  HEDDLE_MODEL_INLINE bool await_ready() {
     if (!t->started) return false;
     await_task(self, *t, loc);
     return true;
   }
-  std::coroutine_handle<> await_suspend(std::coroutine_handle<> awaiting) noexcept {
+  HEDDLE_MODEL_INLINE std::coroutine_handle<> await_suspend(std::coroutine_handle<> awaiting) noexcept {
     // Not started: it runs inline, on this operation, and resumes us when done.
     inline_started = true;
     t->started = true;
@@ -133,7 +133,7 @@ struct task_awaiter {
     t->epoch = control.epoch;
     return t->frame;
   }
-  decltype(auto) await_resume() {
+  HEDDLE_MODEL_INLINE decltype(auto) await_resume() {
     if (inline_started) resumed_after_inline(self, *t, loc);
     if (t->error) std::rethrow_exception(t->error);
     auto& p = std::coroutine_handle<promise<T>>::from_address(t->frame.address()).promise();
@@ -174,9 +174,9 @@ struct task_set_awaiter {
   task_set<any> set;
   task_core* self;
   std::source_location loc;
-  bool await_ready() const noexcept { return false; }
-  bool await_suspend(std::coroutine_handle<>) { return false; }  // never suspends: blocks in await_resume
-  auto await_resume() {
+  HEDDLE_MODEL_INLINE bool await_ready() const noexcept { return false; }
+  HEDDLE_MODEL_INLINE bool await_suspend(std::coroutine_handle<>) { return false; }  // never suspends: blocks in await_resume
+  HEDDLE_MODEL_INLINE auto await_resume() {
     const std::size_t index = await_tasks(self, set.cores, any, loc);
     if constexpr (any) {
       return index;
@@ -195,20 +195,20 @@ concept binds_task = requires(A& a, task_core* t) { a.bind_task(t); };
 struct promise_base {
   task_core core;
 
-  std::suspend_always initial_suspend() noexcept { return {}; }
+  HEDDLE_MODEL_INLINE std::suspend_always initial_suspend() noexcept { return {}; }
   struct final_awaiter {
-    bool await_ready() const noexcept { return false; }
+    HEDDLE_MODEL_INLINE bool await_ready() const noexcept { return false; }
     template <class P>
-    std::coroutine_handle<> await_suspend(std::coroutine_handle<P> h) noexcept {
+    HEDDLE_MODEL_INLINE std::coroutine_handle<> await_suspend(std::coroutine_handle<P> h) noexcept {
       task_core& c = h.promise().core;
       complete(c);
       if (c.continuation) return c.continuation;
       return std::noop_coroutine();
     }
-    void await_resume() const noexcept {}
+    HEDDLE_MODEL_INLINE void await_resume() const noexcept {}
   };
-  final_awaiter final_suspend() noexcept { return {}; }
-  void unhandled_exception() {
+  HEDDLE_MODEL_INLINE final_awaiter final_suspend() noexcept { return {}; }
+  HEDDLE_MODEL_INLINE void unhandled_exception() {
     std::exception_ptr e = std::current_exception();
     if (is_unwind_exception(e)) throw;  // the end of the iteration: let it unwind the operation
     core.error = std::move(e);
@@ -216,23 +216,23 @@ struct promise_base {
 
   // Every co_await in a task goes through here: the runtime needs to know
   // which task awaits (its pool, its chain).
-  auto await_transform(yield_awaitable y) {
+  HEDDLE_MODEL_INLINE auto await_transform(yield_awaitable y) {
     struct awaiter {
       task_core* self;
       std::source_location loc;
-      bool await_ready() { yield(self, loc); return true; }
-      void await_suspend(std::coroutine_handle<>) noexcept {}
-      void await_resume() const noexcept {}
+      HEDDLE_MODEL_INLINE bool await_ready() { yield(self, loc); return true; }
+      HEDDLE_MODEL_INLINE void await_suspend(std::coroutine_handle<>) noexcept {}
+      HEDDLE_MODEL_INLINE void await_resume() const noexcept {}
     };
     return awaiter{&core, y.loc};
   }
-  auto await_transform(delay_awaitable d) {
+  HEDDLE_MODEL_INLINE auto await_transform(delay_awaitable d) {
     struct awaiter {
       task_core* self;
       delay_awaitable d;
-      bool await_ready() { delay(self, d.nanoseconds, d.loc); return true; }
-      void await_suspend(std::coroutine_handle<>) noexcept {}
-      void await_resume() const noexcept {}
+      HEDDLE_MODEL_INLINE bool await_ready() { delay(self, d.nanoseconds, d.loc); return true; }
+      HEDDLE_MODEL_INLINE void await_suspend(std::coroutine_handle<>) noexcept {}
+      HEDDLE_MODEL_INLINE void await_resume() const noexcept {}
     };
     return awaiter{&core, d};
   }
@@ -241,12 +241,12 @@ struct promise_base {
   template <class T>
   task_awaiter<T, true> await_transform(task<T>&& t, std::source_location loc = std::source_location::current());
   template <bool any>
-  task_set_awaiter<any> await_transform(task_set<any> s, std::source_location loc = std::source_location::current()) {
+  HEDDLE_MODEL_INLINE task_set_awaiter<any> await_transform(task_set<any> s, std::source_location loc = std::source_location::current()) {
     return {std::move(s), &core, loc};
   }
   template <class A>
     requires(!is_runtime_awaitable<std::remove_cvref_t<A>>::value)
-  A&& await_transform(A&& a) {
+  HEDDLE_MODEL_INLINE A&& await_transform(A&& a) {
     if constexpr (binds_task<std::remove_reference_t<A>>) a.bind_task(&core);
     return std::forward<A>(a);
   }
@@ -258,17 +258,17 @@ struct promise final : promise_base {
   task<T> get_return_object() noexcept;
   template <class U = T>
     requires std::is_convertible_v<U&&, T>
-  void return_value(U&& v) {
+  HEDDLE_MODEL_INLINE void return_value(U&& v) {
     value.emplace(std::forward<U>(v));
   }
-  ~promise() { forget(core); }
+  HEDDLE_MODEL_INLINE ~promise() { forget(core); }
 };
 
 template <>
 struct promise<void> final : promise_base {
   task<void> get_return_object() noexcept;
-  void return_void() noexcept {}
-  ~promise() { forget(core); }
+  HEDDLE_MODEL_INLINE void return_void() noexcept {}
+  HEDDLE_MODEL_INLINE ~promise() { forget(core); }
 };
 
 }  // namespace detail::tasks
@@ -284,7 +284,7 @@ class [[nodiscard]] task {
   using value_type = T;
 
   task() noexcept = default;
-  task(task&& other) noexcept : h_(std::exchange(other.h_, {})) {}
+  HEDDLE_MODEL_INLINE task(task&& other) noexcept : h_(std::exchange(other.h_, {})) {}
   task& operator=(task&& other) noexcept {
     if (this != &other) {
       reset();
@@ -294,17 +294,17 @@ class [[nodiscard]] task {
   }
   task(const task&) = delete;
   task& operator=(const task&) = delete;
-  ~task() { reset(); }
+  HEDDLE_MODEL_INLINE ~task() { reset(); }
 
-  bool valid() const noexcept { return static_cast<bool>(h_); }
-  bool started() const noexcept { return h_ && h_.promise().core.started; }
+  HEDDLE_MODEL_INLINE bool valid() const noexcept { return static_cast<bool>(h_); }
+  HEDDLE_MODEL_INLINE bool started() const noexcept { return h_ && h_.promise().core.started; }
   // Completed, with a value or an exception (no scheduling point).
-  bool done() const noexcept { return h_ && h_.promise().core.done; }
+  HEDDLE_MODEL_INLINE bool done() const noexcept { return h_ && h_.promise().core.done; }
 
   // Blocks the calling operation until the task completes (starting it as
   // run() does if it has not started), then rethrows its exception. From a
   // task, this blocks the task's operation (and its pool worker): prefer co_await.
-  void wait(std::source_location loc = std::source_location::current()) {
+  HEDDLE_MODEL_INLINE void wait(std::source_location loc = std::source_location::current()) {
     detail::tasks::wait_task(core(), loc);
     if (core().error) std::rethrow_exception(core().error);
   }
@@ -319,12 +319,12 @@ class [[nodiscard]] task {
   }
 
   // For the runtime and the free functions below.
-  detail::tasks::task_core& core() const noexcept { return h_.promise().core; }
+  HEDDLE_MODEL_INLINE detail::tasks::task_core& core() const noexcept { return h_.promise().core; }
 
  private:
   friend struct detail::tasks::promise<T>;
-  explicit task(std::coroutine_handle<promise_type> h) noexcept : h_(h) {}
-  void reset() noexcept {
+  HEDDLE_MODEL_INLINE explicit task(std::coroutine_handle<promise_type> h) noexcept : h_(h) {}
+  HEDDLE_MODEL_INLINE void reset() noexcept {
     if (h_) detail::tasks::release(h_.promise().core);
     h_ = {};
   }
@@ -333,20 +333,20 @@ class [[nodiscard]] task {
 
 namespace detail::tasks {
 template <class T>
-task<T> promise<T>::get_return_object() noexcept {
+HEDDLE_MODEL_INLINE task<T> promise<T>::get_return_object() noexcept {
   core.frame = std::coroutine_handle<promise<T>>::from_promise(*this);
   return task<T>(std::coroutine_handle<promise<T>>::from_promise(*this));
 }
-inline task<void> promise<void>::get_return_object() noexcept {
+HEDDLE_MODEL_INLINE inline task<void> promise<void>::get_return_object() noexcept {
   core.frame = std::coroutine_handle<promise<void>>::from_promise(*this);
   return task<void>(std::coroutine_handle<promise<void>>::from_promise(*this));
 }
 template <class T>
-task_awaiter<T, false> promise_base::await_transform(task<T>& t, std::source_location loc) {
+HEDDLE_MODEL_INLINE task_awaiter<T, false> promise_base::await_transform(task<T>& t, std::source_location loc) {
   return {&t.core(), &core, loc};
 }
 template <class T>
-task_awaiter<T, true> promise_base::await_transform(task<T>&& t, std::source_location loc) {
+HEDDLE_MODEL_INLINE task_awaiter<T, true> promise_base::await_transform(task<T>&& t, std::source_location loc) {
   return {&t.core(), &core, loc};
 }
 }  // namespace detail::tasks
@@ -354,7 +354,7 @@ task_awaiter<T, true> promise_base::await_transform(task<T>&& t, std::source_loc
 // Task.Run: starts `t` as a new operation in a new chain and returns its
 // handle. Dropping the handle leaves the task running (fire and forget).
 template <class T>
-task<T> run(task<T> t, std::string name = "task", std::source_location loc = std::source_location::current()) {
+HEDDLE_MODEL_INLINE task<T> run(task<T> t, std::string name = "task", std::source_location loc = std::source_location::current()) {
   detail::tasks::start(t.core(), std::move(name), loc);
   return t;
 }
@@ -362,7 +362,7 @@ task<T> run(task<T> t, std::string name = "task", std::source_location loc = std
 // Starts `t` as run() does and lets it go: nobody awaits it, and an
 // exception it throws is an uncaught_exception bug.
 template <class T>
-void detach(task<T> t, std::string name = "task", std::source_location loc = std::source_location::current()) {
+HEDDLE_MODEL_INLINE void detach(task<T> t, std::string name = "task", std::source_location loc = std::source_location::current()) {
   t.core().detached = true;
   t.core().awaited = true;
   detail::tasks::start(t.core(), std::move(name), loc);
@@ -370,7 +370,7 @@ void detach(task<T> t, std::string name = "task", std::source_location loc = std
 
 // co_await heddle::yield(): lets other operations run; the task goes on in
 // its own chain.
-inline detail::tasks::yield_awaitable yield(std::source_location loc = std::source_location::current()) {
+HEDDLE_MODEL_INLINE inline detail::tasks::yield_awaitable yield(std::source_location loc = std::source_location::current()) {
   return {loc};
 }
 
@@ -386,11 +386,11 @@ detail::tasks::delay_awaitable delay(std::chrono::duration<Rep, Period> d,
 // not started yet are started as by run()); rethrows the first exception in
 // argument order. The continuation joins the chain of the last to complete.
 template <class... T>
-detail::tasks::task_set<false> when_all(task<T>&... ts) {
+HEDDLE_MODEL_INLINE detail::tasks::task_set<false> when_all(task<T>&... ts) {
   return {{&ts.core()...}};
 }
 template <class T>
-detail::tasks::task_set<false> when_all(std::vector<task<T>>& ts) {
+HEDDLE_MODEL_INLINE detail::tasks::task_set<false> when_all(std::vector<task<T>>& ts) {
   detail::tasks::task_set<false> s;
   for (task<T>& t : ts) s.cores.push_back(&t.core());
   return s;
@@ -399,11 +399,11 @@ detail::tasks::task_set<false> when_all(std::vector<task<T>>& ts) {
 // complete. The others keep running, as in C#; the continuation joins the
 // winner's chain.
 template <class... T>
-detail::tasks::task_set<true> when_any(task<T>&... ts) {
+HEDDLE_MODEL_INLINE detail::tasks::task_set<true> when_any(task<T>&... ts) {
   return {{&ts.core()...}};
 }
 template <class T>
-detail::tasks::task_set<true> when_any(std::vector<task<T>>& ts) {
+HEDDLE_MODEL_INLINE detail::tasks::task_set<true> when_any(std::vector<task<T>>& ts) {
   detail::tasks::task_set<true> s;
   for (task<T>& t : ts) s.cores.push_back(&t.core());
   return s;
@@ -412,7 +412,7 @@ detail::tasks::task_set<true> when_any(std::vector<task<T>>& ts) {
 // From code that is not a task (a test body, a thread): blocks until every
 // task has completed, then rethrows the first exception in argument order.
 template <class T, class... U>
-void wait_all(task<T>& first, task<U>&... rest) {
+HEDDLE_MODEL_INLINE void wait_all(task<T>& first, task<U>&... rest) {
   detail::tasks::wait_task(first.core(), std::source_location::current());
   (detail::tasks::wait_task(rest.core(), std::source_location::current()), ...);
   if (first.core().error) std::rethrow_exception(first.core().error);
@@ -433,13 +433,13 @@ class thread_pool {
 
   // run() on this pool: a new operation in a new chain, needing a worker.
   template <class T>
-  task<T> run(task<T> t, std::string name = "task", std::source_location loc = std::source_location::current()) {
+  HEDDLE_MODEL_INLINE task<T> run(task<T> t, std::string name = "task", std::source_location loc = std::source_location::current()) {
     t.core().pool = this;
     detail::tasks::start(t.core(), std::move(name), loc);
     return t;
   }
-  std::size_t size() const noexcept { return size_; }
-  const std::string& name() const noexcept { return name_; }
+  HEDDLE_MODEL_INLINE std::size_t size() const noexcept { return size_; }
+  HEDDLE_MODEL_INLINE const std::string& name() const noexcept { return name_; }
 
  private:
   friend void detail::tasks::pool_acquire(thread_pool*, std::source_location);
@@ -461,7 +461,7 @@ class task_completion_source {
   };
 
  public:
-  task_completion_source() : s_(std::make_shared<state>()) {
+  HEDDLE_MODEL_INLINE task_completion_source() : s_(std::make_shared<state>()) {
     s_->core.started = true;
     s_->core.awaited = true;
     s_->core.epoch = detail::control.epoch;
@@ -469,11 +469,11 @@ class task_completion_source {
 
   // A task that completes when this source is set (each call gives a new
   // handle on the same result).
-  task<T> get_task() { return wait_for(s_); }
+  HEDDLE_MODEL_INLINE task<T> get_task() { return wait_for(s_); }
 
   template <class U = T>
     requires(!std::is_void_v<U>)
-  void set_value(U v, std::source_location loc = std::source_location::current()) {
+  HEDDLE_MODEL_INLINE void set_value(U v, std::source_location loc = std::source_location::current()) {
     if (!try_set_value(std::move(v), loc))
       misuse("task_completion_source::set_value called on a source that is already completed", loc);
   }
@@ -483,13 +483,13 @@ class task_completion_source {
     if (!try_set_value(loc))
       misuse("task_completion_source::set_value called on a source that is already completed", loc);
   }
-  void set_exception(std::exception_ptr e, std::source_location loc = std::source_location::current()) {
+  HEDDLE_MODEL_INLINE void set_exception(std::exception_ptr e, std::source_location loc = std::source_location::current()) {
     if (!try_set_exception(std::move(e), loc))
       misuse("task_completion_source::set_exception called on a source that is already completed", loc);
   }
   template <class U = T>
     requires(!std::is_void_v<U>)
-  bool try_set_value(U v, std::source_location loc = std::source_location::current()) {
+  HEDDLE_MODEL_INLINE bool try_set_value(U v, std::source_location loc = std::source_location::current()) {
     scheduling_point(point_kind::signal, s_->core.finished, loc);
     if (s_->core.done) return false;
     s_->value.emplace(std::move(v));
@@ -505,7 +505,7 @@ class task_completion_source {
     detail::tasks::complete(s_->core);
     return true;
   }
-  bool try_set_exception(std::exception_ptr e, std::source_location loc = std::source_location::current()) {
+  HEDDLE_MODEL_INLINE bool try_set_exception(std::exception_ptr e, std::source_location loc = std::source_location::current()) {
     scheduling_point(point_kind::signal, s_->core.finished, loc);
     if (s_->core.done) return false;
     s_->core.error = std::move(e);
@@ -518,13 +518,13 @@ class task_completion_source {
     detail::tasks::task_core* t;
     detail::tasks::task_core* self = nullptr;
     std::source_location loc;
-    void bind_task(detail::tasks::task_core* s) noexcept { self = s; }
-    bool await_ready() {
+    HEDDLE_MODEL_INLINE void bind_task(detail::tasks::task_core* s) noexcept { self = s; }
+    HEDDLE_MODEL_INLINE bool await_ready() {
       detail::tasks::await_task(self, *t, loc);
       return true;
     }
-    void await_suspend(std::coroutine_handle<>) noexcept {}
-    void await_resume() const {
+    HEDDLE_MODEL_INLINE void await_suspend(std::coroutine_handle<>) noexcept {}
+    HEDDLE_MODEL_INLINE void await_resume() const {
       if (t->error) std::rethrow_exception(t->error);
     }
   };
@@ -542,10 +542,10 @@ class task_completion_source {
 // uncompleted tasks at the end of a test).
 class unawaited_task_check {
  public:
-  explicit unawaited_task_check(std::source_location loc = std::source_location::current()) noexcept : loc_(loc) {}
+  HEDDLE_MODEL_INLINE explicit unawaited_task_check(std::source_location loc = std::source_location::current()) noexcept : loc_(loc) {}
   unawaited_task_check(const unawaited_task_check&) = delete;
   unawaited_task_check& operator=(const unawaited_task_check&) = delete;
-  ~unawaited_task_check() { detail::tasks::check_unawaited(loc_); }
+  HEDDLE_MODEL_INLINE ~unawaited_task_check() { detail::tasks::check_unawaited(loc_); }
 
  private:
   std::source_location loc_;

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <string>
 
+#include "heddle/async.hpp"
 #include "heddle/atomic.hpp"
 #include "heddle/barrier.hpp"
 #include "heddle/explore.hpp"
@@ -22,6 +23,7 @@
 #include "heddle/once.hpp"
 #include "heddle/semaphore.hpp"
 #include "heddle/shared_mutex.hpp"
+#include "heddle/task.hpp"
 #include "heddle/this_thread.hpp"
 #include "heddle/thread.hpp"
 #include "programs.h"
@@ -457,6 +459,50 @@ TEST(tsan_races, models_order_accesses_no_false_reports) {
     flag = &local;
     two_threads([] { heddle::call_once(*flag, bump); });
   });
+}
+
+// Coroutine tasks in instrumented code: the task runtime's own bookkeeping,
+// inline in heddle/task.hpp and heddle/async.hpp, is no data of the program's,
+// and a task's resumptions, a child's completion and an async_mutex order the
+// program's accesses; an unprotected read-await-write is still a race.
+heddle::task<int> instrumented_child(int x) {
+  co_await heddle::yield();
+  co_return x + 1;
+}
+heddle::task<void> instrumented_worker(heddle::async_mutex* m, int* total) {
+  const int v = co_await instrumented_child(1);
+  if (m == nullptr) {
+    const int seen = *total;
+    co_await heddle::yield();
+    *total = seen + v;
+    co_return;
+  }
+  auto guard = co_await m->scoped_lock();
+  *total += v;
+}
+
+TEST(tsan_races, tasks_are_ordered_by_their_runtime_and_an_unprotected_update_races) {
+  const heddle::options o = quiet({.iterations = 300, .strategy = "random"});
+  const auto fixed = heddle::explore(o, [] {
+    heddle::async_mutex m;
+    int total = 0;
+    auto a = heddle::run(instrumented_worker(&m, &total), "a");
+    auto b = heddle::run(instrumented_worker(&m, &total), "b");
+    heddle::wait_all(a, b);
+    HEDDLE_ASSERT(total == 4);
+  });
+  EXPECT_FALSE(fixed.bug) << fixed.report;
+  const auto buggy = heddle::explore(o, [] {
+    int total = 0;
+    auto a = heddle::run(instrumented_worker(nullptr, &total), "a");
+    auto b = heddle::run(instrumented_worker(nullptr, &total), "b");
+    heddle::wait_all(a, b);
+  });
+  ASSERT_TRUE(buggy.bug);
+  EXPECT_EQ(buggy.bug->kind, heddle::bug_kind::data_race) << buggy.report;
+  // Both accesses are the worker's own, on `total`: none is the runtime's.
+  EXPECT_NE(buggy.bug->message.find("tsan_test.cpp"), std::string::npos) << buggy.bug->message;
+  EXPECT_EQ(buggy.bug->message.find(".hpp"), std::string::npos) << buggy.bug->message;
 }
 
 TEST(tsan_races, pthread_programs_get_edges_from_create_join_once_and_mutexes) {
