@@ -67,7 +67,7 @@ struct decision_context {
   // Where `current` is paused now: its pending point, or the point it blocked
   // at. dpor tells a failed attempt (blocked where its step began) from a step
   // that went on and blocked at a later wait (a load, then a join). Known
-  // when current_point_known; the fork server's parent does not know it.
+  // when current_point_known (the fork server logs it for its parent too).
   point_kind current_point = point_kind::start;
   object_id current_object = 0;
   bool current_point_known = false;

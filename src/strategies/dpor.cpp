@@ -37,10 +37,16 @@ void dpor_strategy::begin_iteration(std::uint64_t, std::uint64_t) {
   sites_.begin_iteration();
   choices_ = 0;
   choices_by_op_.clear();
-  weak_seq_ = weak_src_ != nullptr ? weak_src_->seq : 0;
 }
 
 std::size_t dpor_strategy::next_operation(const decision_context& ctx) {
+  // The first decision comes before any step: its record is the baseline.
+  // (A fork server's child starts each iteration from the server's count,
+  // and from none when the model is made during the iteration.)
+  if (events_.empty() && weak_) {
+    weak_src_ = ctx.weak;
+    weak_seq_ = weak_src_ != nullptr ? weak_src_->seq : 0;
+  }
   if (weak_ && ctx.weak != nullptr) weak_src_ = ctx.weak;
   if (!absorb_weak()) return stop;
   observe(ctx);
