@@ -217,10 +217,9 @@ class dpor_strategy final : public strategy {
   std::uint64_t schedules_ = 0;
   spurious_sites sites_;
   // Under rc11 (weak_): an iteration is one execution of the test, counted
-  // once however many schedules produce it. Different schedules make the
-  // same execution when a load could read the same store before or after
-  // another store ran, or two stores take the same mo either way round; the
-  // search covers every execution, and executions_ keeps it from being
+  // once however many schedules produce it. The dependence between atomic
+  // accesses (dpor_races.cpp) keeps most executions from being run twice;
+  // executions_ keeps the rest (seq_cst fences run in both orders) from being
   // counted twice (docs/strategies.md, "dpor under rc11").
   bool weak_ = false;
   std::unordered_set<std::uint64_t> executions_;
