@@ -106,7 +106,10 @@ const iteration_outcome& engine::run(strategy& s, const std::function<void()>& b
 }
 
 weak_memory& engine::weak_memory_state() {
-  if (!weak_memory_) weak_memory_ = std::make_shared<weak_memory>(*this);
+  if (!weak_memory_) {
+    weak_memory_ = std::make_shared<weak_memory>(*this);
+    weak_access_ = &weak_memory_->last_access();
+  }
   return *weak_memory_;
 }
 
@@ -372,8 +375,8 @@ inline operation_id engine::decide(bool finishing) {
     pick = uniform_->below(offered.size());  // `random`, without the virtual call (strategy::uniform_draws)
   } else if (offered.size() > 1 || observes_forced_) {
     const operation& at = ops_[running_];
-    const decision_context ctx{offered, running_, step, op_count_ - 1, user_state_hash_, finishing,
-                               at.point, at.object, true};
+    const decision_context ctx{offered,  running_,  step,      op_count_ - 1, user_state_hash_, finishing,
+                               at.point, at.object, true,      weak_access_};
     pick = strategy_->next_operation(ctx);
     if (pick >= offered.size()) [[unlikely]] return stopped_by_strategy(pick, step, offered.size());
   }
@@ -620,7 +623,7 @@ std::uint64_t engine::choose(const choice& c, const std::source_location& where)
     reschedule();  // decide() applies the max-steps policy and ends the iteration
   }
   const decision_context ctx{enabled_, running_, outcome_.steps.size(), op_count_ - 1, user_state_hash_,
-                             current_finished(), ops_[running_].point, ops_[running_].object, true};
+                             current_finished(), ops_[running_].point, ops_[running_].object, true, weak_access_};
   if (c.rare && c.site == 0) [[unlikely]] {
     choice sited = c;
     sited.site = call_site(where, c.object);

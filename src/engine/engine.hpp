@@ -376,6 +376,7 @@ class engine {
   fiber_backend* const fibers_;  // backend_ when it is the fiber backend, switched to without a virtual call
   engine_config config_;
   std::shared_ptr<weak_memory> weak_memory_;  // made on first use under rc11
+  const weak_access* weak_access_ = nullptr;  // its record of the last access, for strategies
   strategy* strategy_ = nullptr;
   bool observes_forced_ = true;  // strategy_->observes_forced_decisions()
   rng* uniform_ = nullptr;       // strategy_->uniform_draws(): decide() draws itself

@@ -35,6 +35,25 @@ struct pending_operation {
   bool lock = false;
 };
 
+// memory_model::rc11: the atomic access the running step made, as the rc11
+// model recorded it (engine/weak_memory.cpp), for dpor's dependence between
+// atomic accesses (dpor_races.cpp). Stores are named as in
+// weak_memory::execution(): by operation and index, 0 for a location's
+// initial store.
+struct weak_access {
+  enum class what : std::uint8_t { none, load, store, rmw, fence };
+  // Accesses made so far (never reset): a strategy tells a new access from the
+  // one it saw last, and a step that made more than one.
+  std::uint64_t seq = 0;
+  what kind = what::none;  // a read-modify-write that did not write is a load
+  bool sc = false;         // memory_order_seq_cst
+  object_id object = 0;
+  std::uint64_t read = 0;     // load, rmw: the store read
+  std::uint64_t written = 0;  // store, rmw: the store made
+  std::uint64_t pred = 0;     // store, rmw: the store right before it in mo when placed
+  bool newest = false;        // store, rmw: placed last in mo
+};
+
 struct decision_context {
   std::span<const pending_operation> enabled;  // ascending by id, never empty
   operation_id current = 0;  // the operation that reached the point (may now be blocked or finished)
@@ -48,10 +67,13 @@ struct decision_context {
   // Where `current` is paused now: its pending point, or the point it blocked
   // at. dpor tells a failed attempt (blocked where its step began) from a step
   // that went on and blocked at a later wait (a load, then a join). Known
-  // when current_point_known; the fork server's parent does not know it.
+  // when current_point_known (the fork server logs it for its parent too).
   point_kind current_point = point_kind::start;
   object_id current_object = 0;
   bool current_point_known = false;
+  // memory_model::rc11: the rc11 model's record of the last atomic access
+  // (null before the iteration's first, and under sc).
+  const weak_access* weak = nullptr;
 };
 
 // A data choice: a value in [0, bound).
@@ -65,6 +87,10 @@ struct choice {
   // code address; 0 when unknown), so that systematic strategies can explore a
   // rare event once per site and schedule instead of at every pass of a loop.
   std::uint64_t site = 0;
+  // memory_model::rc11, a memory-model choice (point read or write): for each
+  // value, the store it names (weak_access's names): the store a load would
+  // read, or the store a store would be placed right after in mo. Null otherwise.
+  const std::uint64_t* names = nullptr;
 };
 
 struct iteration_summary {

@@ -173,9 +173,17 @@ void weak_memory::load(object_id x, std::memory_order order, void* value, std::s
   if (order == std::memory_order_seq_cst) oldest = std::max<std::size_t>(oldest, position(x, seen(sc_, x)));
   const std::size_t candidates = latest ? 1 : l.order.size() - oldest;
   std::uint64_t k = 0;
-  if (candidates > 1) k = engine_.choose({step_kind::choose_int, candidates, false, point_kind::read, x}, loc);
+  if (candidates > 1) {
+    choice_names_.clear();
+    for (std::size_t c = 0; c < candidates; ++c) choice_names_.push_back(l.stores[l.order[l.order.size() - 1 - c]].event);
+    choice ch{step_kind::choose_int, candidates, false, point_kind::read, x};
+    ch.names = choice_names_.data();
+    k = engine_.choose(ch, loc);
+  }
   const std::uint32_t store = l.order[l.order.size() - 1 - k];
   last_read_ = store;
+  record(weak_access::what::load, order == std::memory_order_seq_cst, x);
+  last_.read = l.stores[store].event;
   read_from(next_event(me, o), x, store);
   if (k > 0) note(x, store, false, order);
   raise(o.current, x, store);
@@ -198,14 +206,25 @@ bool weak_memory::store(object_id x, std::memory_order order, const void* curren
   std::size_t places = 1;
   for (std::size_t p = l.order.size() - 1; p > oldest; --p) places += allowed(p) ? 1 : 0;
   std::uint64_t k = 0;
-  if (places > 1) k = engine_.choose({step_kind::choose_int, places, false, point_kind::write, x}, loc);
+  if (places > 1) {
+    choice_names_.clear();
+    for (std::size_t p = l.order.size(); choice_names_.size() < places; --p)
+      if (p == l.order.size() || allowed(p)) choice_names_.push_back(l.stores[l.order[p - 1]].event);
+    choice ch{step_kind::choose_int, places, false, point_kind::write, x};
+    ch.names = choice_names_.data();
+    k = engine_.choose(ch, loc);
+  }
   std::size_t place = l.order.size();
   for (std::uint64_t skipped = 0; skipped < k;)
     if (allowed(--place)) ++skipped;
   const bool newest = place == l.order.size();
+  record(weak_access::what::store, order == std::memory_order_seq_cst, x);
+  last_.pred = l.stores[l.order[place - 1]].event;
+  last_.newest = newest;
   const std::uint32_t store = insert(x, place, value, size, me, loc);
   last_written_ = store;
   locations_[x].stores[store].event = next_event(me, o);
+  last_.written = locations_[x].stores[store].event;
   if (!newest) note(x, store, true, order);
   raise(o.current, x, store);
   message_of_store(o, x, is_release(order), store, locations_[x].stores[store].message);
@@ -223,6 +242,13 @@ void weak_memory::rmw(object_id x, std::memory_order order, const void* before, 
   last_read_ = read;
   const std::uint64_t event = next_event(me, o);
   read_from(event, x, read);
+  record(wrote ? weak_access::what::rmw : weak_access::what::load, sc, x);
+  last_.read = l.stores[read].event;
+  if (wrote) {
+    last_.written = event;
+    last_.pred = l.stores[read].event;
+    last_.newest = true;
+  }
   raise(o.current, x, read);
   join(is_acquire(order) ? o.current : o.pending_acquire, l.stores[read].message);
   if (wrote) {
@@ -239,6 +265,7 @@ void weak_memory::rmw(object_id x, std::memory_order order, const void* before, 
 }
 
 void weak_memory::fence(std::memory_order order) {
+  record(weak_access::what::fence, order == std::memory_order_seq_cst, 0);
   op_state& o = op(engine_.running());
   if (is_acquire(order)) join(o.current, o.pending_acquire);
   if (order == std::memory_order_seq_cst) {

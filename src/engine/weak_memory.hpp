@@ -20,6 +20,7 @@
 #include <source_location>
 #include <vector>
 
+#include "engine/strategy.hpp"
 #include "heddle/model.hpp"
 
 namespace heddle::detail {
@@ -65,6 +66,9 @@ class weak_memory {
   // (strategies/dpor_executions.cpp). A 64-bit hash, so two graphs collide
   // with probability about 2^-64 per pair.
   std::uint64_t execution() const;
+
+  // The last atomic access, for dpor's dependence (decision_context::weak).
+  const weak_access& last_access() const noexcept { return last_; }
 
  private:
   // A view: index = object id, value = index of a store in that location's
@@ -125,6 +129,16 @@ class weak_memory {
   // message views of the last iteration's stores, so that a warm iteration
   // allocates nothing: rc11 then costs seq_cst-only tests little.
   std::vector<view> spare_views_;
+  weak_access last_;                        // see last_access()
+  std::vector<std::uint64_t> choice_names_;  // choice::names of the choice being made
+  void record(weak_access::what kind, bool sc, object_id x) {
+    ++last_.seq;
+    last_.kind = kind;
+    last_.sc = sc;
+    last_.object = x;
+    last_.read = last_.written = last_.pred = 0;
+    last_.newest = false;
+  }
 };
 
 }  // namespace heddle::detail

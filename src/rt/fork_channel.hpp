@@ -41,6 +41,7 @@ inline constexpr std::size_t name_length = 64;
 // bound the shared memory (about 1.8 MB, touched as far as an iteration goes).
 inline constexpr std::size_t decision_capacity = 4096;
 inline constexpr std::size_t enabled_capacity = 1 << 16;
+inline constexpr std::size_t names_capacity = 1 << 14;  // choice::names, rc11
 
 enum class turn : std::uint32_t { child = 0, parent = 1 };
 
@@ -63,6 +64,16 @@ struct decision_record {
   std::uint32_t enabled_count;
   std::uint8_t is_value;          // next_value (else next_operation)
   std::uint8_t current_finished;
+  // The rest of decision_context (and choice::names), so that a strategy in
+  // the parent answers as its copy in the child did (dpor's sleep sets and,
+  // under rc11, its dependence between atomic accesses).
+  std::uint8_t current_point_known;
+  std::uint8_t has_weak;          // decision_context::weak was not null
+  std::uint8_t has_names;         // value_choice.names: names_pool[names_first, + bound)
+  point_kind current_point;
+  object_id current_object;
+  std::uint32_t names_first;
+  detail::weak_access weak;
 };
 
 // How an operation last looked, for reports of crashes and hangs.
@@ -111,6 +122,13 @@ struct fork_channel {
   std::uint32_t enabled_used;
   decision_record decisions[decision_capacity];
   detail::pending_operation enabled_pool[enabled_capacity];
+  std::uint32_t names_used;  // names_pool[0, names_used): emptied with the log
+  std::uint64_t names_pool[names_capacity];
+  // rc11: the model's record of the last atomic access and its execution
+  // graph's identity when the iteration ended (iteration_summary).
+  std::uint8_t has_weak_final;
+  detail::weak_access weak_final;
+  std::uint64_t weak_execution;
   // The end: how the iteration or the program ended.
   ending end;
   std::int32_t exit_status;

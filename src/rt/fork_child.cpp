@@ -21,6 +21,7 @@
 #include "backends/stack_pool.hpp"
 #include "backends/thread_backend.hpp"
 #include "engine/engine.hpp"
+#include "engine/weak_memory.hpp"
 #include "rt/loader_fini.hpp"
 #include "rt/runtime_heap.hpp"
 
@@ -137,6 +138,17 @@ namespace {
 
 fork_channel* the_channel = nullptr;  // for the signal handler and exit()
 detail::engine* the_engine = nullptr;
+// The rc11 model's record of the last atomic access, once the iteration has one.
+const detail::weak_access* the_weak = nullptr;
+
+// rc11: what the iteration's end tells the parent's strategy (iteration_summary).
+void report_weak(fork_channel& ch) {
+  ch.has_weak_final = the_weak != nullptr;
+  if (the_weak != nullptr) {
+    ch.weak_final = *the_weak;
+    ch.weak_execution = the_engine->weak_memory_state().execution();
+  }
+}
 
 // Copies what the engine has into the channel (see its invariant). With
 // `everything`, also refreshes the names and owners already mirrored.
@@ -219,7 +231,13 @@ class logging_strategy final : public detail::strategy {
     // Consecutive decisions often see the same enabled set: it is kept once.
     bool same = last_count_ == count && last_first_ + count <= ch_.enabled_used;
     for (std::size_t i = 0; same && i < count; ++i) same = same_operation(ch_.enabled_pool[last_first_ + i], ctx.enabled[i]);
-    if (n == decision_capacity || (!same && ch_.enabled_used + count > enabled_capacity)) {
+    const std::size_t names = is_value && c.names != nullptr ? c.bound : 0;
+    if (names > names_capacity) {
+      std::fprintf(stderr, "heddle: a load or store with more than %zu choices: not supported\n", names_capacity);
+      std::_Exit(3);
+    }
+    if (n == decision_capacity || (!same && ch_.enabled_used + count > enabled_capacity) ||
+        ch_.names_used + names > names_capacity) {
       hand_log_to_parent();
       n = 0;
       same = false;
@@ -236,6 +254,19 @@ class logging_strategy final : public detail::strategy {
     r.user_state_hash = ctx.user_state_hash;
     r.answer = answer;
     r.value_choice = c;
+    r.value_choice.names = nullptr;  // this process's address: the names go to the pool
+    r.has_names = names != 0;
+    r.names_first = ch_.names_used;
+    if (names != 0) {
+      std::copy(c.names, c.names + names, ch_.names_pool + ch_.names_used);
+      ch_.names_used += static_cast<std::uint32_t>(names);
+    }
+    r.current_point_known = ctx.current_point_known;
+    r.current_point = ctx.current_point;
+    r.current_object = ctx.current_object;
+    r.has_weak = ctx.weak != nullptr;
+    if (ctx.weak != nullptr) the_weak = ctx.weak;
+    if (ctx.weak != nullptr) r.weak = *ctx.weak;
     r.current = ctx.current;
     r.enabled_first = static_cast<std::uint32_t>(last_first_);
     r.enabled_count = static_cast<std::uint32_t>(count);
@@ -273,6 +304,7 @@ class logging_strategy final : public detail::strategy {
   const detail::iteration_outcome& o = e.in_flight();
   ch.hit_max_steps = o.hit_max_steps;
   ch.weak_order = o.weak_order;
+  report_weak(ch);
   if (o.stopped) copy_text(ch.stopped, o.stopped->c_str());
   if (o.found) {
     const bug& b = *o.found;
@@ -372,6 +404,7 @@ std::unique_ptr<detail::strategy> make_logging_strategy(detail::strategy& inner,
     fork_channel& ch = *the_channel;
     mirror(ch, *the_engine, true);
     ch.weak_order = the_engine->in_flight().weak_order;  // the verdict's caveat
+    report_weak(ch);
     ch.exit_status = status;
     ch.end = ending::exiting;
     detail::control = {};

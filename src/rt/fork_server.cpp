@@ -106,11 +106,12 @@ int explore_program(const program_entry& program, run_plan& plan, bool json_summ
     // schedules here as in a test binary.
     if (const std::uint64_t window = plan.chosen->learning_window();
         plan.replaying == nullptr && n > 0 && window > 1 && index % window == 0)
-      plan.chosen = detail::make_strategy(o.strategy, {.fair_after = o.fair_after});
+      plan.chosen = detail::make_strategy(
+          o.strategy, {.fair_after = o.fair_after, .weak_memory = o.memory_model == memory_model::rc11});
     plan.chosen->begin_iteration(index, detail::iteration_seed(o.seed, index));
     plan.current_iteration = index;
     iteration_result r = server.run(program);
-    plan.chosen->end_iteration({r.steps.size(), r.found.has_value(), r.hit_max_steps});
+    plan.chosen->end_iteration({r.steps.size(), r.found.has_value(), r.hit_max_steps, r.weak_execution});
     ++stats.iterations;
     stats.steps_total += r.steps.size();
     if (o.record_iterations) schedules.push_back({index, fmt::format("{:016x}", detail::schedule_hash(r.steps)), r.steps.size()});
@@ -206,6 +207,7 @@ int explore_program(const program_entry& program, run_plan& plan, bool json_summ
   stats.elapsed = clock::now() - started;
   stats.max_steps = o.max_steps;
   stats.schedules = plan.chosen->schedules_explored();
+  stats.schedules_are_executions = plan.chosen->counts_executions();
   stats.memory_model = o.memory_model;
   stats.bounded_choices = plan.chosen->bounded_choices();
   const double rate = stats.iterations_per_second();

@@ -85,6 +85,9 @@ void iteration_server::reset_channel() {
   ch_.current = 0;
   ch_.decisions_logged.store(0, std::memory_order_relaxed);
   ch_.enabled_used = 0;
+  ch_.names_used = 0;
+  ch_.has_weak_final = 0;
+  ch_.weak_execution = 0;
   ch_.end = ending::running;
   ch_.exit_status = 0;
   ch_.hit_max_steps = 0;
@@ -108,9 +111,17 @@ void iteration_server::take_log() {
   for (; consumed_ < logged; ++consumed_) {
     const decision_record& d = ch_.decisions[consumed_];
     const detail::pending_operation* enabled = ch_.enabled_pool + d.enabled_first;
+    if (d.has_weak != 0) weak_copy_ = d.weak;
     const detail::decision_context ctx{std::span<const detail::pending_operation>(enabled, d.enabled_count),
-                                       d.current, d.step, static_cast<std::size_t>(d.operation_count),
-                                       d.user_state_hash, d.current_finished != 0};
+                                       d.current,
+                                       d.step,
+                                       static_cast<std::size_t>(d.operation_count),
+                                       d.user_state_hash,
+                                       d.current_finished != 0,
+                                       d.current_point,
+                                       d.current_object,
+                                       d.current_point_known != 0,
+                                       d.has_weak != 0 ? &weak_copy_ : nullptr};
     std::uint64_t answer = 0;
     if (d.is_value == 0) {
       answer = plan_.chosen->next_operation(ctx);
@@ -121,7 +132,8 @@ void iteration_server::take_log() {
         last_chosen_ = p.id;
       }
     } else {
-      const detail::choice& c = d.value_choice;
+      detail::choice c = d.value_choice;
+      if (d.has_names != 0) c.names = ch_.names_pool + d.names_first;
       answer = plan_.chosen->next_value(ctx, c);
       if (answer < c.bound) {
         result_.steps.push_back({c.kind, c.point, c.object, answer});
@@ -151,6 +163,7 @@ void iteration_server::hand_back_log() {
   consumed_ = 0;
   ch_.decisions_logged.store(0, std::memory_order_relaxed);
   ch_.enabled_used = 0;
+  ch_.names_used = 0;
   ch_.turn_word.store(static_cast<std::uint32_t>(turn::child), std::memory_order_release);
   shared_wake(ch_.turn_word);
 }
@@ -236,6 +249,10 @@ void iteration_server::finish(int status) {
   result_.hit_max_steps = ch_.hit_max_steps != 0;
   result_.uncontrolled_inputs = ch_.uncontrolled_inputs.load(std::memory_order_relaxed);
   result_.weak_order = ch_.weak_order != 0;
+  if (ch_.has_weak_final != 0) {
+    weak_copy_ = ch_.weak_final;  // the last step's access, for the strategy's end_iteration
+    result_.weak_execution = ch_.weak_execution;
+  }
   if (ch_.stopped[0] != '\0') result_.stopped = std::string(ch_.stopped);
   if (ch_.end == ending::ended && ch_.found.present) {
     const bug_record& r = ch_.found;

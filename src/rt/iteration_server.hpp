@@ -30,6 +30,7 @@ struct iteration_result {
   std::vector<operation_id> step_operations;  // who took each step
   bool hit_max_steps = false;
   bool weak_order = false;
+  std::uint64_t weak_execution = 0;  // rc11: iteration_summary::weak_execution
   std::optional<std::string> stopped;
   std::uint32_t uncontrolled_inputs = 0;  // rt::uncontrolled_input bits
   // The exit status became the usual one here (see finish()), as a bug
@@ -65,6 +66,9 @@ class iteration_server {
   int log_event_;  // the child signals a full log here
   iteration_result result_;
   std::uint64_t consumed_ = 0;  // decisions of the log fed to the strategy
+  // rc11: the child's record of its last atomic access, as of the decision fed
+  // to the strategy (decision_context::weak points here) or the end.
+  detail::weak_access weak_copy_{};
   operation_id last_chosen_ = 0;
 };
 

@@ -104,11 +104,10 @@ run_plan make_plan(const program_entry& program) {
     plan.replaying = r.get();
     plan.chosen = std::move(r);
   } else {
-    plan.chosen = detail::make_strategy(o.strategy, {.fair_after = o.fair_after});
-    // dpor counts rc11 executions by the engine's execution graph, which the
-    // fork server's parent, where the strategy runs, does not see.
-    if (o.memory_model == memory_model::rc11 && plan.chosen->describe().find("dpor") != std::string::npos)
-      throw usage_error("dpor under --memory-model rc11 covers tests written against heddle's API, not push-button programs; use dfs for heddle run --memory-model rc11");
+    // The child tells the parent's strategy what the engine tells its copy:
+    // under rc11, each atomic access and the execution graph (fork_channel.hpp).
+    plan.chosen = detail::make_strategy(
+        o.strategy, {.fair_after = o.fair_after, .weak_memory = o.memory_model == memory_model::rc11});
   }
   detail::set_active_suppressions(o);
   return plan;

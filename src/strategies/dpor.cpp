@@ -40,6 +40,15 @@ void dpor_strategy::begin_iteration(std::uint64_t, std::uint64_t) {
 }
 
 std::size_t dpor_strategy::next_operation(const decision_context& ctx) {
+  // The first decision comes before any step: its record is the baseline.
+  // (A fork server's child starts each iteration from the server's count,
+  // and from none when the model is made during the iteration.)
+  if (events_.empty() && weak_) {
+    weak_src_ = ctx.weak;
+    weak_seq_ = weak_src_ != nullptr ? weak_src_->seq : 0;
+  }
+  if (weak_ && ctx.weak != nullptr) weak_src_ = ctx.weak;
+  if (!absorb_weak()) return stop;
   observe(ctx);
   if (depth_ < stack_.size()) {
     decision& d = stack_[depth_];
@@ -52,9 +61,13 @@ std::size_t dpor_strategy::next_operation(const decision_context& ctx) {
   decision d;
   d.enabled.assign(ctx.enabled.begin(), ctx.enabled.end());
   d.sleep = propagated_sleep();
+  // The running operation if it is awake, else the first awake; one partly
+  // asleep (rc11) only when no other is awake, as it may have nothing new to do.
   std::optional<operation_id> pick;
   for (const pending_operation& p : ctx.enabled)
-    if (!d.asleep(p.id) && (!pick || p.id == ctx.current)) pick = p.id;
+    if (!d.asleep(p.id) && d.partly_asleep(p.id) == nullptr && (!pick || p.id == ctx.current)) pick = p.id;
+  for (const pending_operation& p : ctx.enabled)
+    if (!pick && !d.asleep(p.id)) pick = p.id;
   if (!pick) {
     stop_ = fmt::format("sleep-set blocked at step {}: every enabled operation would repeat a schedule "
                         "already explored",
@@ -68,6 +81,7 @@ std::size_t dpor_strategy::next_operation(const decision_context& ctx) {
 }
 
 std::uint64_t dpor_strategy::next_value(const decision_context& ctx, const choice& c) {
+  if (weak_ && ctx.weak != nullptr) weak_src_ = ctx.weak;
   const std::uint64_t bound = sites_.bound(c);
   if (depth_ < stack_.size()) {
     const decision& d = stack_[depth_];
@@ -79,17 +93,33 @@ std::uint64_t dpor_strategy::next_value(const decision_context& ctx, const choic
     ++depth_;
     sites_.taken(c, d.value, false);
     note_choice(c, d.value);
+    note_candidates(c);
     return d.value;
   }
   decision d;
   d.data = true;
   d.offered = c.bound;
   d.bound = bound;
+  // A load or store whose operation is partly asleep explores only the
+  // outcomes that name a fresh store: the others were explored from the
+  // decision where it was put to sleep.
+  if (weak_choice(c) && c.names != nullptr && last_schedule_ != no_step && !events_.empty())
+    if (const footprint* s = stack_[last_schedule_].partly_asleep(events_.back().f.op)) {
+      for (std::uint64_t k = 0; k < bound; ++k)
+        if (contains_name(s->fresh, c.names[k])) d.allowed.push_back(k);
+      if (d.allowed.empty()) {
+        stop_ = fmt::format("step {}: every outcome of this atomic access was explored already", ctx.step);
+        return stop;
+      }
+      d.value = d.allowed.front();
+    }
+  const std::uint64_t value = d.value;
+  note_candidates(c);
   stack_.push_back(std::move(d));
   ++depth_;
-  sites_.taken(c, 0, bound < c.bound);
-  note_choice(c, 0);
-  return 0;
+  sites_.taken(c, value, bound < c.bound);
+  note_choice(c, value);
+  return value;
 }
 
 void dpor_strategy::end_iteration(const iteration_summary& summary) {
@@ -106,10 +136,13 @@ void dpor_strategy::end_iteration(const iteration_summary& summary) {
   // The last step's operation finished, or the iteration ended (bug,
   // deadlock, max steps): assume it finished, which only adds dependence.
   if (!outcome_known_ && !events_.empty()) events_.back().f.finishes = true;
+  const bool redundant = !absorb_weak();
   analyze();
-  if (stop_.empty()) {
+  if (stop_.empty() && !redundant) {
     if (!weak_ || executions_.insert(execution_identity(summary.weak_execution)).second) ++schedules_;
     else ++repeated_;
+  } else {
+    ++cut_;
   }
   backtrack();
 }
@@ -164,7 +197,11 @@ void dpor_strategy::observe(const decision_context& ctx) {
         // load for a failed attempt kept operations asleep across it and
         // lost schedules (IRIW under seq_cst lost (0, 0, 1, 0)).
         const bool failed = pure_attempt(f.kind) && (!ctx.current_point_known || ctx.current_object == f.object);
-        (failed ? f.invisible : f.global) = true;
+        if (failed) f.invisible = true;
+        // Under rc11, where it blocked is known: what it is once woken
+        // (blocked_on), so that an atomic access asleep is not woken by it.
+        else if (weak_ && ctx.current_point_known && ctx.current_object != 0) f.blocked_on = ctx.current_object;
+        else f.global = true;
         blocked_.push_back(events_.size() - 1);
       }
     }
@@ -199,18 +236,76 @@ std::vector<footprint> dpor_strategy::propagated_sleep() const {
   if (last_schedule_ == no_step) return out;
   const decision& d = stack_[last_schedule_];
   const footprint& step = events_.back().f;
-  for (const footprint& f : d.sleep)
-    if (!dependent(f, step)) out.push_back(f);
+  for (footprint f : d.sleep)
+    if (stays_asleep(f, step)) out.push_back(std::move(f));
   for (std::size_t i = 0; i + 1 < d.explored.size(); ++i)
     for (const pending_operation& p : d.enabled)
-      if (p.id == d.explored[i] && !dependent(footprint_of(p), step)) out.push_back(footprint_of(p));
+      if (p.id == d.explored[i]) {
+        footprint f = footprint_of(p);
+        if (weak_ && i < d.explored_fp.size()) {
+          // What its step did when it was explored here: every outcome it had
+          // here is explored, so none is fresh.
+          const footprint& seen = d.explored_fp[i];
+          f.wk = seen.wk;
+          f.sc = seen.sc;
+          f.rf = seen.rf;
+          f.wrote = seen.wrote;
+          f.pred = seen.pred;
+          f.newest = seen.newest;
+          f.cands = seen.cands;
+          f.global = f.global || seen.global;
+        }
+        if (stays_asleep(f, step)) out.push_back(std::move(f));
+      }
   return out;
+}
+
+void dpor_strategy::note_candidates(const choice& c) {
+  if (weak_choice(c) && c.point == point_kind::read && c.names != nullptr && !events_.empty())
+    events_.back().f.cands.assign(c.names, c.names + c.bound);
+}
+
+bool dpor_strategy::absorb_weak() {
+  if (weak_src_ == nullptr || weak_src_->seq == weak_seq_) return true;
+  const std::uint64_t made = weak_src_->seq - weak_seq_;
+  weak_seq_ = weak_src_->seq;
+  if (events_.empty()) return true;
+  step_event& e = events_.back();
+  footprint& f = e.f;
+  const weak_access& w = *weak_src_;
+  f.wk = w.kind;
+  f.sc = w.sc;
+  f.rf = w.read;
+  f.wrote = w.written;
+  f.pred = w.pred;
+  f.newest = w.newest;
+  if (w.kind != weak_access::what::fence) f.object = w.object;
+  if (w.kind == weak_access::what::load && f.cands.empty()) f.cands.push_back(w.read);  // its only candidate
+  if (made > 1) f.global = true;  // more than one access in a step: dependent with everything
+  decision& d = stack_[e.node];
+  if (d.explored_fp.size() < d.explored.size()) d.explored_fp.resize(d.explored.size());
+  d.explored_fp.back() = f;
+  // A step whose operation was partly asleep must have taken a fresh outcome.
+  if (const footprint* s = d.partly_asleep(f.op); s != nullptr && !f.global) {
+    const std::uint64_t name = f.wk == weak_access::what::store ? f.pred : f.rf;
+    if (!contains_name(s->fresh, name)) {
+      if (stop_.empty()) stop_ = "an atomic access took an outcome explored already";
+      return false;
+    }
+  }
+  return true;
 }
 
 void dpor_strategy::backtrack() {
   while (!stack_.empty()) {
     decision& d = stack_.back();
-    if (d.data) {
+    if (d.data && !d.allowed.empty()) {
+      if (d.at + 1 < d.allowed.size()) {
+        d.value = d.allowed[++d.at];
+        changed_ = stack_.size() - 1;
+        return;
+      }
+    } else if (d.data) {
       if (d.value + 1 < d.bound) {
         ++d.value;
         changed_ = stack_.size() - 1;

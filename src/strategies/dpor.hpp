@@ -59,6 +59,22 @@ struct footprint {
   bool invisible = false;    // a failed attempt
   bool finishes = false;
   bool lock = false;         // a blocking lock, offered only while its object is free
+  // rc11 (dpor_races.cpp, "Atomic accesses under rc11"): the atomic access
+  // the step made, learned once it ran (weak_access), none for every other step.
+  weak_access::what wk = weak_access::what::none;
+  bool sc = false;
+  std::uint64_t rf = 0;     // load, rmw: the store read
+  std::uint64_t wrote = 0;  // store, rmw: the store made
+  std::uint64_t pred = 0;   // store, rmw: placed right after this store in mo
+  bool newest = false;      // store, rmw: placed last in mo
+  // A sleeping atomic access (sleep entries only): the stores made since it
+  // was put to sleep that give it outcomes it has not explored: loads that
+  // may read them, stores that may be placed right after them. Empty: it is
+  // wholly asleep; otherwise it may run, taking only those outcomes.
+  std::vector<std::uint64_t> fresh;
+  // load: the stores it could read (a store placed right after one of them,
+  // or after a fresh one, is one it may now read).
+  std::vector<std::uint64_t> cands;
 };
 
 inline footprint pending_footprint(const pending_operation& p) {
@@ -83,8 +99,20 @@ struct decision {
   std::vector<footprint> sleep;             // the sleep set on entry
   std::vector<operation_id> backtrack;      // to explore here
   std::vector<operation_id> explored;       // explored here; back() is the current choice
+  std::vector<footprint> explored_fp;       // rc11: by explored op, the atomic access its step made
+  // rc11, a memory-model choice of an operation partly asleep: the values it
+  // explores (those naming fresh stores), allowed[at] being the current one.
+  std::vector<std::uint64_t> allowed;
+  std::size_t at = 0;
+  // op is wholly asleep (a sleeping atomic access with fresh outcomes is not).
   bool asleep(operation_id op) const {
-    return std::any_of(sleep.begin(), sleep.end(), [op](const footprint& f) { return f.op == op; });
+    return std::any_of(sleep.begin(), sleep.end(), [op](const footprint& f) { return f.op == op && f.fresh.empty(); });
+  }
+  // op's sleep entry when it is partly asleep, else null.
+  const footprint* partly_asleep(operation_id op) const {
+    for (const footprint& f : sleep)
+      if (f.op == op && !f.fresh.empty()) return &f;
+    return nullptr;
   }
   bool offers(operation_id op) const {
     return std::any_of(enabled.begin(), enabled.end(), [op](const pending_operation& p) { return p.id == op; });
@@ -92,6 +120,9 @@ struct decision {
 };
 
 inline bool contains(const std::vector<operation_id>& v, operation_id op) { return std::find(v.begin(), v.end(), op) != v.end(); }
+inline bool contains_name(const std::vector<std::uint64_t>& v, std::uint64_t name) {
+  return std::find(v.begin(), v.end(), name) != v.end();
+}
 
 class dpor_strategy final : public strategy {
  public:
@@ -118,14 +149,9 @@ class dpor_strategy final : public strategy {
   // At a scheduling decision: how the previous step ended, which blocked
   // operations were woken, which operations were created.
   void observe(const decision_context& ctx);
-  // The footprint of a pending step. Under rc11 a fence reads and writes the
-  // seq_cst view (and, conservatively for every order, is dependent with
-  // every step): it is global.
-  footprint footprint_of(const pending_operation& p) const {
-    footprint f = pending_footprint(p);
-    if (weak_ && p.point == point_kind::fence) f.global = true;
-    return f;
-  }
+  // The footprint of a pending step. Under rc11 an atomic access's
+  // dependence is known only once it ran (absorb_weak).
+  footprint footprint_of(const pending_operation& p) const { return pending_footprint(p); }
   // rc11: a data choice of the memory model (which store a load reads, where
   // a store goes in mo), whose meaning the engine's weak_execution carries.
   bool weak_choice(const choice& c) const {
@@ -139,6 +165,23 @@ class dpor_strategy final : public strategy {
   std::uint64_t execution_identity(std::uint64_t weak) const;
   object_id self_of(operation_id op) const { return op < self_of_.size() ? self_of_[op] : 0; }
   bool dependent(const footprint& a, const footprint& b) const;
+  // rc11: how two atomic accesses of different operations relate, a before b
+  // in the iteration: b happens after a (hb), and b coming first could make
+  // an execution a-first does not (race). dpor_races.cpp says which.
+  struct relation {
+    bool hb = false;
+    bool race = false;
+  };
+  relation related(const footprint& a, const footprint& b) const;
+  // Sleep sets: whether `sleeping` stays asleep after step `b` ran, adding to
+  // its fresh outcomes the ones b made possible.
+  bool stays_asleep(footprint& sleeping, const footprint& b) const;
+  // rc11: takes the last step's atomic access from the model's record; false
+  // when that step took an outcome its sleep entry had explored (redundant).
+  bool absorb_weak();
+  // rc11: keeps the stores a load's choice offered on its step (footprint::cands).
+  void note_candidates(const choice& c);
+  bool weak_step(const footprint& f) const { return weak_ && f.wk != weak_access::what::none && !f.global; }
   // Source-DPOR's Sleep' for the decision after the last step: the operations
   // asleep or already explored at its decision that the step did not touch.
   std::vector<footprint> propagated_sleep() const;
@@ -174,14 +217,16 @@ class dpor_strategy final : public strategy {
   std::uint64_t schedules_ = 0;
   spurious_sites sites_;
   // Under rc11 (weak_): an iteration is one execution of the test, counted
-  // once however many schedules produce it. Different schedules make the
-  // same execution when a load could read the same store before or after
-  // another store ran, or two stores take the same mo either way round; the
-  // search covers every execution, and executions_ keeps it from being
+  // once however many schedules produce it. The dependence between atomic
+  // accesses (dpor_races.cpp) keeps most executions from being run twice;
+  // executions_ keeps the rest (seq_cst fences run in both orders) from being
   // counted twice (docs/strategies.md, "dpor under rc11").
   bool weak_ = false;
   std::unordered_set<std::uint64_t> executions_;
   std::uint64_t repeated_ = 0;              // complete iterations that repeated an execution
+  std::uint64_t cut_ = 0;                   // iterations stopped as redundant (sleep sets)
+  const weak_access* weak_src_ = nullptr;   // the engine's record of the last atomic access
+  std::uint64_t weak_seq_ = 0;              // its seq when last read
   std::uint64_t choices_ = 0;               // this iteration's other data choices, folded
   std::vector<std::uint32_t> choices_by_op_;  // by operation: its data choices so far
   bool exhausted_ = false;

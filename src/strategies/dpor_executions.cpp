@@ -7,9 +7,8 @@
 // graph: a relaxed load that reads the initial value may run before or after
 // the other thread's store, and two stores nobody orders take either mo
 // whichever runs first, since a store may be placed before a newer one. The
-// search stays complete because its dependence is the interleavings' one
-// (every schedule class is covered, and at each load and store every rf and
-// mo choice), and a graph is counted once: the engine names the atomic part
+// search's dependence and sleep sets follow rf and mo (dpor_races.cpp), so it
+// runs most graphs once, and a graph is counted once: the engine names the atomic part
 // (weak_memory::execution: rf and mo, events named by operation and index,
 // not by when they ran), and this file names the rest, as the
 // Mazurkiewicz trace of the steps that are not atomic accesses (locks,
@@ -20,10 +19,11 @@
 // collisions (64 bits: about 2^-64 per pair, and a collision could only make
 // the count smaller, never the search).
 //
-// This is counting after exploring, not GenMC's optimal exploration (Kokologiannakis
-// et al., "Truly Stateless, Optimal Dynamic Partial Order Reduction", POPL 2022),
-// which never runs a graph twice: dpor here may run a graph more than once
-// (repeated_), and the verdict counts it once.
+// The count is still kept by name, not by construction as in GenMC's optimal
+// exploration (Kokologiannakis et al., "Truly Stateless, Optimal Dynamic
+// Partial Order Reduction", POPL 2022): where seq_cst fences order each other
+// in the seq_cst view, dpor runs both orders and may make one graph twice
+// (repeated_), which the verdict counts once.
 #include "strategies/dpor.hpp"
 
 namespace heddle::detail::dpor_impl {

@@ -58,6 +58,79 @@ bool dpor_strategy::dependent(const footprint& a, const footprint& b) const {
   return false;
 }
 
+// Atomic accesses under rc11. A load chooses among the stores it may read
+// and a store its place in mo (weak_memory.hpp), so the order two atomic
+// accesses ran in matters less than in an interleaving:
+// - a load that did not read a store commutes with it: with the store first,
+//   the load may still read what it read. A load before a store races with
+//   it all the same (with the store first the load may read it), but neither
+//   happens before the other;
+// - a load reads after the store it read (hb), and need not be reversed:
+//   with the load first it could only read what it may read already;
+// - two plain stores commute: whichever runs first, the second may be placed
+//   before or after it in mo;
+// - seq_cst accesses also meet in the seq_cst view: a seq_cst store and a
+//   later seq_cst load or store of its location, and a seq_cst fence and any
+//   seq_cst access or fence, are dependent as in an interleaving; a plain
+//   store before a seq_cst store (which goes last in mo) races with it;
+// - a read-modify-write reads the newest store: dependent with every store
+//   and read-modify-write of its location, as a store with loads;
+// - other fences touch only their operation's views: independent.
+dpor_strategy::relation dpor_strategy::related(const footprint& a, const footprint& b) const {
+  using w = weak_access::what;
+  if (a.wk == w::fence || b.wk == w::fence) {
+    const bool both = (a.wk == w::fence && a.sc && b.sc) || (b.wk == w::fence && b.sc && a.sc);
+    return {both, both};
+  }
+  if (a.object != b.object) return {};
+  const bool both_sc = a.sc && b.sc;
+  if (a.wk == w::load && b.wk == w::load) return {};
+  if (a.wk == w::load) return {both_sc, true};
+  if (b.wk == w::load) {
+    if (both_sc) return {true, true};
+    return {b.rf == a.wrote, false};
+  }
+  if (a.wk == w::rmw || b.wk == w::rmw || b.sc) return {true, true};
+  return {a.sc, false};
+}
+
+// Sleep sets under rc11: a sleeping atomic access stays asleep after a step
+// it commutes with; a store that gives it a new outcome (a store it may now
+// read, or be placed right after) wakes that outcome only.
+bool dpor_strategy::stays_asleep(footprint& sleeping, const footprint& b) const {
+  if (sleeping.op == b.op) return false;
+  if (!weak_step(sleeping) || !weak_step(b)) return !dependent(sleeping, b);
+  using w = weak_access::what;
+  auto add = [&sleeping](std::uint64_t name) {
+    if (!contains_name(sleeping.fresh, name)) sleeping.fresh.push_back(name);
+  };
+  if (sleeping.wk == w::fence || b.wk == w::fence) {
+    if (sleeping.wk == w::fence && sleeping.sc && b.sc) return false;
+    // With the seq_cst fence first, a seq_cst store still goes last but a load
+    // may read only less: the load stays asleep.
+    if (b.wk == w::fence && b.sc && sleeping.sc && sleeping.wk != w::load) return false;
+    return true;
+  }
+  if (sleeping.object != b.object) return true;
+  // A seq_cst load after a seq_cst store must read it or newer: a seq_cst
+  // store stays asleep only where its load could still run after it.
+  if (b.wk == w::load) return !(sleeping.sc && b.sc && sleeping.wk != w::load);
+  switch (sleeping.wk) {
+    case w::load:
+      // A store it may read: placed after one it could read, or after a fresh one.
+      if (contains_name(sleeping.cands, b.pred) || contains_name(sleeping.fresh, b.pred)) add(b.wrote);
+      break;
+    case w::store:
+      if (b.wk == w::rmw || b.sc) add(b.wrote);
+      break;
+    case w::rmw:
+      if (b.newest) add(b.wrote);
+      break;
+    default: break;
+  }
+  return true;
+}
+
 void dpor_strategy::analyze() {
   const std::size_t n = events_.size();
   width_ = creator_.size() + 1;
@@ -65,28 +138,39 @@ void dpor_strategy::analyze() {
   std::vector<std::size_t> last_of(width_, no_step);
   std::vector<std::uint32_t> count(width_, 0);
   std::vector<std::vector<std::size_t>> touching;  // by object: visible steps on it, in order
-  std::vector<std::size_t> globals, visible, finish_of(width_, no_step);
+  std::vector<std::size_t> globals, visible, finish_of(width_, no_step), sc_fences;
   auto join_into = [this](std::size_t j, const std::uint32_t* c) {
     if (c == nullptr) return;
     std::uint32_t* mine = clock(j);
     for (std::size_t k = 0; k < width_; ++k) mine[k] = std::max(mine[k], c[k]);
   };
+  // An atomic store under rc11 does not order what came before it.
   auto writes = [this](std::size_t i, object_id o) {
     const footprint& f = events_[i].f;
-    return f.blocked_on == o || mode_of(f.kind) == access::write;
+    return !weak_step(f) && (f.blocked_on == o || mode_of(f.kind) == access::write);
+  };
+  auto hb_dep = [this](const footprint& a, const footprint& b) {
+    return weak_step(a) && weak_step(b) ? related(a, b).hb : dependent(a, b);
+  };
+  auto race_dep = [this](const footprint& a, const footprint& b) {
+    return weak_step(a) && weak_step(b) ? related(a, b).race : dependent(a, b);
   };
   // Earlier visible steps that may depend on step j, as far back as the
   // latest write to each of its objects: everything older on that object
   // happens before that write.
   auto candidates = [&](std::size_t j, auto&& visit) {
     const footprint& f = events_[j].f;
-    if (f.global) {
+    // A seq_cst fence under rc11 relates to seq_cst accesses of every location.
+    if (f.global || (weak_step(f) && f.wk == weak_access::what::fence && f.sc)) {
       for (std::size_t i : visible)
         if (i < j) visit(i);
       return;
     }
     for (std::size_t i : globals)
       if (i < j) visit(i);
+    if (weak_step(f) && f.sc)
+      for (std::size_t i : sc_fences)
+        if (i < j) visit(i);
     for (object_id o : {f.object, f.blocked_on}) {
       if (o == 0 || o >= touching.size()) continue;
       const auto& list = touching[o];
@@ -108,12 +192,13 @@ void dpor_strategy::analyze() {
     e.local = ++count[e.f.op];
     join_into(j, pre_clock(j));
     candidates(j, [&](std::size_t i) {
-      if (events_[i].f.op != e.f.op && dependent(events_[i].f, e.f)) join_into(j, clock(i));
+      if (events_[i].f.op != e.f.op && hb_dep(events_[i].f, e.f)) join_into(j, clock(i));
     });
     clock(j)[e.f.op] = e.local;
     last_of[e.f.op] = j;
     visible.push_back(j);
     if (e.f.global) globals.push_back(j);
+    if (weak_step(e.f) && e.f.wk == weak_access::what::fence && e.f.sc) sc_fences.push_back(j);
     if (e.f.finishes) finish_of[e.f.op] = j;
     for (object_id o : {e.f.object, e.f.blocked_on})
       if (o != 0) {
@@ -133,7 +218,7 @@ void dpor_strategy::analyze() {
     const std::uint32_t* pre = pre_clock(j);
     cands.clear();
     candidates(j, [&](std::size_t i) {
-      if (i < j && events_[i].f.op != e.f.op && !before(i, pre) && dependent(events_[i].f, e.f) &&
+      if (i < j && events_[i].f.op != e.f.op && !before(i, pre) && race_dep(events_[i].f, e.f) &&
           std::find(cands.begin(), cands.end(), i) == cands.end())
         cands.push_back(i);
     });

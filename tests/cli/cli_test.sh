@@ -585,9 +585,6 @@ json.dump(t, open("diverging.json", "w"))' "$trace" || fail "cannot rewrite the 
     expect_one_line_error "bad value 'most' for --memory"
     run "$heddle" run --backend green -- "$plain"
     expect_one_line_error "bad value 'green' for --backend: expected fibers or threads"
-    # dpor under rc11 covers heddle's API (heddle test), not push-button programs.
-    run "$heddle" run --memory-model rc11 --strategy dpor -- "$plain"
-    expect_one_line_error "dpor under --memory-model rc11 covers tests written against heddle's API, not push-button programs; use dfs for heddle run --memory-model rc11"
     ;;
 
   engine_flags_are_checked_on_run_and_test)

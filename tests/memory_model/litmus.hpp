@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <ostream>
 #include <set>
 #include <string>
 #include <vector>
@@ -33,6 +34,7 @@ inline constexpr std::uint64_t bound_4 = 20'000;  // executions of a four-thread
 struct dpor_run {
   outcomes seen;
   std::uint64_t executions = 0;
+  std::uint64_t runs = 0;  // iterations, complete or cut as redundant
 };
 inline dpor_run explore_dpor_rc11(const std::function<outcome()>& body) {
   dpor_run run;
@@ -47,10 +49,23 @@ inline dpor_run explore_dpor_rc11(const std::function<outcome()>& body) {
   EXPECT_EQ(r.verdict(), "passed: explored all " + std::to_string(r.stats.schedules) + " execution" +
                              (r.stats.schedules == 1 ? "" : "s") + ", verified under RC11");
   run.executions = r.stats.schedules;
+  run.runs = r.stats.iterations;
   return run;
 }
-// The number of RC11 executions of `body` dpor explored.
-inline std::uint64_t executions_rc11(const std::function<outcome()>& body) { return explore_dpor_rc11(body).executions; }
+// How many RC11 executions of `body` dpor explored, and in how many runs
+// (iterations): equal where dpor runs each execution once.
+struct counts {
+  std::uint64_t executions = 0;
+  std::uint64_t runs = 0;
+  bool operator==(const counts&) const = default;
+  friend std::ostream& operator<<(std::ostream& os, const counts& c) {
+    return os << c.executions << " executions in " << c.runs << " runs";
+  }
+};
+inline counts counts_rc11(const std::function<outcome()>& body) {
+  const dpor_run run = explore_dpor_rc11(body);
+  return {run.executions, run.runs};
+}
 
 // Every final outcome of `body` over all rc11 executions dfs explores; dpor
 // must reach exactly the same ones. The four-thread tests have too many

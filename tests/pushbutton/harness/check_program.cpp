@@ -1,7 +1,7 @@
 // The push-button harness (tests/pushbutton, docs/pushbutton.md): checks one
 // buggy program and its fixed twin through the `heddle` CLI.
 //
-//   check_program <heddle> <source> <buggy> <fixed> <out-dir> [<backend>]
+//   check_program <heddle> <source> <buggy> <fixed> <out-dir> [<backend> | dpor]
 //
 // The source's first comment lines say what to expect:
 //   // expect: <bug kind> <message substring>
@@ -18,7 +18,10 @@
 // backend (HEDDLE_BACKEND). With `sc: passes` (a bug only the C++ memory
 // model allows, found with `heddle: --memory-model rc11`), the buggy program
 // must also pass 1,000 iterations under --memory-model sc, with the caveat
-// that weaker orders ran as seq_cst. Exit 0 when all hold.
+// that weaker orders ran as seq_cst. With `dpor` (a weak-memory program):
+// `heddle run --strategy dpor` under its flags finds the bug, the fixed twin
+// is verified under RC11 (every execution explored, none cut), and the trace
+// replays once. Exit 0 when all hold.
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -116,8 +119,14 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string heddle = argv[1], source = argv[2], buggy = argv[3], fixed = argv[4], out = argv[5];
-  const std::string backend = argc == 7 ? argv[6] : "";
+  const bool dpor = argc == 7 && std::string(argv[6]) == "dpor";
+  const std::string backend = argc == 7 && !dpor ? argv[6] : "";
   expectation e = read_expectation(source);
+  if (dpor) {
+    e.flags.insert(e.flags.end(), {"--strategy", "dpor"});
+    e.replays = 1;
+    e.passes_under_sc = false;
+  }
   if (!backend.empty()) e.flags.insert(e.flags.end(), {"--backend", backend});
   if (e.kind.empty() || e.message.empty()) {
     std::fprintf(stderr, "%s: no '// expect: <bug kind> <message>' line\n", source.c_str());
@@ -127,7 +136,8 @@ int main(int argc, char** argv) {
   std::filesystem::remove_all(out, ec);
   std::filesystem::create_directories(out, ec);
 
-  std::vector<std::string> find = {heddle, "run", "--iterations", "10000", "--format", "json", "--out", out + "/buggy"};
+  const std::string budget = dpor ? "100000" : "10000";
+  std::vector<std::string> find = {heddle, "run", "--iterations", budget, "--format", "json", "--out", out + "/buggy"};
   find.insert(find.end(), e.flags.begin(), e.flags.end());
   find.insert(find.end(), {"--", buggy});
   const outcome found = run("env", find, out + "/buggy.err");
@@ -148,9 +158,17 @@ int main(int argc, char** argv) {
     if (twin[i] == "--iteration-timeout") twin[i + 1] = "10s";
   twin.insert(twin.end(), {"--", fixed});
   const outcome passed = run("env", twin, out + "/fixed.err");
-  if (passed.status != 0 || passed.summary.value("iterations", 0) != 1000)
+  if (dpor) {
+    const std::string verdict = passed.summary.value("verdict", "");
+    if (passed.status != 0 || !passed.summary.value("exhausted", false) ||
+        !verdict.ends_with(" executions, verified under RC11"))
+      return fail("dpor did not verify the fixed twin under RC11", passed);
+    std::printf("fixed twin: %s in %d runs\n", verdict.c_str(), passed.summary.value("iterations", 0));
+  } else if (passed.status != 0 || passed.summary.value("iterations", 0) != 1000) {
     return fail("the fixed twin did not pass 1000 iterations", passed);
-  std::printf("fixed twin: passed %d iterations\n", passed.summary.value("iterations", 0));
+  } else {
+    std::printf("fixed twin: passed %d iterations\n", passed.summary.value("iterations", 0));
+  }
 
   if (e.passes_under_sc) {
     std::vector<std::string> sc = {heddle, "run", "--iterations", "1000", "--format", "json", "--out", out + "/sc"};
