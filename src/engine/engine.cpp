@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <exception>
 #include <typeinfo>
 
@@ -42,6 +43,17 @@ std::atomic<std::uint32_t> next_epoch{1};
 // themselves). Reserved at once, the buffer is one block the allocator hands
 // back to the next engine with its pages still mapped.
 thread_local std::size_t step_room = 256;
+
+// Whether `where` names no place (std::source_location{}, as interposed calls
+// pass), tested on its one pointer instead of through it: a location from
+// source_location::current() always has a line, an empty one a null pointer.
+bool names_no_place(const std::source_location& where) noexcept {
+  if constexpr (sizeof(std::source_location) == sizeof(const void*)) {
+    return std::bit_cast<const void*>(where) == nullptr;
+  } else {
+    return where.line() == 0;
+  }
+}
 
 std::string demangle(const char* name) {
   int status = 0;
@@ -375,7 +387,7 @@ inline operation_id engine::decide(bool finishing, bool from_point) {
   if (offered.size() > outcome_.max_enabled) outcome_.max_enabled = offered.size();
   std::size_t pick = 0;
   if (plain_) [[likely]] {
-    if (offered.size() > 1) pick = uniform_->below(offered.size());
+    if (offered.size() > 1) [[likely]] pick = uniform_->below(offered.size());
   } else if (uniform_ != nullptr && offered.size() > 1) {
     pick = uniform_->below(offered.size());  // `random`, without the virtual call (strategy::uniform_draws)
   } else if (offered.size() > 1 || observes_forced_) {
@@ -480,7 +492,7 @@ inline void engine::at_point(point_kind kind, object_id object, const std::sourc
   op.point = kind;
   op.object = object;
   op.where = where;
-  op.pc = pc != 0 || where.line() != 0 ? pc : interposed_call_pc(running_);
+  op.pc = pc != 0 || !names_no_place(where) ? pc : interposed_call_pc(running_);
   if (lock != op.lock) [[unlikely]] {  // a point of a lock, or the first after one
     add_lock_points(lock ? 1 : -1);
     op.lock = lock;
