@@ -25,6 +25,9 @@
 //                        over BUG_RUNS runs (argument 2, default 201), each
 //                        from a different starting iteration.
 //
+//   vs_relacy_relacy profile yields|mutex ITERATIONS: one untimed run, for
+//                        callgrind (instructions per decision or iteration)
+//
 // Rates are over the CPU time of this thread (CLOCK_THREAD_CPUTIME_ID): the
 // machine is shared, and CPU time leaves out the time others took. Each figure
 // is the median of REPS repetitions (argument 1, default 5).
@@ -155,7 +158,26 @@ double rate(rl::scheduler_type_e type, unsigned iterations, double per_iteration
 
 }  // namespace
 
+// `vs_relacy_relacy profile yields|mutex ITERATIONS`: one run of ITERATIONS
+// iterations under random_scheduler, untimed, for callgrind (instructions per
+// decision: the run at 40 minus the run at 20, over 20 x 20,002 decisions; as
+// heddle_profile on heddle's side, docs/performance.md).
+int profile(const char* workload, const char* count) {
+  const int iterations = std::atoi(count);
+  const std::string w = workload;
+  if (iterations <= 0 || (w != "yields" && w != "mutex")) {
+    std::fprintf(stderr, "usage: vs_relacy_relacy profile yields|mutex ITERATIONS\n");
+    return 2;
+  }
+  measured = window{.stop_at = ~0u};  // before() never ends the run
+  rl::test_params p = params_for(rl::random_scheduler_type, static_cast<unsigned>(iterations));
+  const bool passed = w == "yields" ? rl::simulate<yields_test>(p) : rl::simulate<mutex_test>(p);
+  std::printf("%s: %d iterations\n", workload, iterations);
+  return passed ? 0 : 1;
+}
+
 int main(int argc, char** argv) {
+  if (argc == 4 && std::string(argv[1]) == "profile") return profile(argv[2], argv[3]);
   const int reps = argc > 1 ? std::atoi(argv[1]) : 5;
   const int bug_runs = argc > 2 ? std::atoi(argv[2]) : 201;
   if (reps <= 0 || bug_runs <= 0) {

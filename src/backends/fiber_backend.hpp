@@ -186,7 +186,8 @@ class fiber_backend final : public backend {
   void save_thread_storage(std::size_t index);
   void restore_thread_storage(std::size_t index) noexcept;
 
-  struct slot {
+  // 64 bytes: switch_now() indexes slots by a shift, not a multiplication.
+  struct alignas(64) slot {
     // Empty while running or not yet created. After its operation finished,
     // the slot's fiber is parked here until the iteration ends.
     boost::context::fiber context;

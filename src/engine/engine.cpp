@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <exception>
 #include <typeinfo>
 
@@ -42,6 +43,17 @@ std::atomic<std::uint32_t> next_epoch{1};
 // themselves). Reserved at once, the buffer is one block the allocator hands
 // back to the next engine with its pages still mapped.
 thread_local std::size_t step_room = 256;
+
+// Whether `where` names no place (std::source_location{}, as interposed calls
+// pass), tested on its one pointer instead of through it: a location from
+// source_location::current() always has a line, an empty one a null pointer.
+bool names_no_place(const std::source_location& where) noexcept {
+  if constexpr (sizeof(std::source_location) == sizeof(const void*)) {
+    return std::bit_cast<const void*>(where) == nullptr;
+  } else {
+    return where.line() == 0;
+  }
+}
 
 std::string demangle(const char* name) {
   int status = 0;
@@ -72,6 +84,7 @@ const iteration_outcome& engine::run(strategy& s, const std::function<void()>& b
   strategy_ = &s;
   observes_forced_ = s.observes_forced_decisions();
   uniform_ = s.uniform_draws();
+  add_lock_points(0);  // plain_, for this strategy
   fair_from_ = s.fair_from();
   root_body_ = &body;
 
@@ -123,7 +136,7 @@ void engine::reset() {
   now_ = 0;
   ending_ = false;
   watch_ = nullptr;
-  step_limit_ = config_.max_steps;
+  watch_limit_ = ~std::uint64_t{0};
   lock_points_ = 0;
   unwinding_ = false;
   user_state_hash_ = 0;
@@ -131,6 +144,7 @@ void engine::reset() {
   enabled_.clear();
   outcome_.found.reset();
   outcome_.steps.clear();
+  limit_steps();  // after ending_, watch_limit_ and the step buffer
   outcome_.blocked_at.clear();
   outcome_.woken.clear();
   outcome_.hit_max_steps = false;
@@ -241,7 +255,7 @@ std::size_t engine::finish_running() {
   const operation_id me = running_;
   ops_[me].status = op_status::finished;
   ops_[me].point = point_kind::finish;
-  lock_points_ -= ops_[me].lock;
+  add_lock_points(-static_cast<int>(ops_[me].lock));
   ops_[me].lock = false;
   unlist_enabled(me);
   signal(ops_[me].self);
@@ -267,14 +281,16 @@ void engine::join(operation_id target, const std::source_location& where) {
 
 // --- scheduling --------------------------------------------------------------
 
-inline void engine::reschedule() {
+inline void engine::reschedule(bool from_point) {
   const operation_id me = running_;
-  const operation_id next = decide();
+  const operation_id next = decide(false, from_point);
   if (next != me) {
     running_ = next;
     switch_to(me, next);  // next == 0: to the scheduler, which unwinds us
+    if (from_point) after_resume();
   }
-  after_resume();
+  // A point found unwinding_ false, and without a switch nothing set it.
+  if (!from_point) after_resume();
 }
 
 inline void engine::after_resume() {
@@ -349,14 +365,16 @@ std::span<const pending_operation> engine::offered_operations(std::size_t first)
   return {offered_.data(), n};
 }
 
-inline operation_id engine::decide(bool finishing) {
+inline operation_id engine::decide(bool finishing, bool from_point) {
   const std::uint64_t step = outcome_.steps.size();
-  if (ending_ || enabled_.empty() || step >= step_limit_) [[unlikely]] return decide_end(finishing);
+  // step_limit_ is 0 while ending_ (limit_steps).
+  if ((!from_point && enabled_.empty()) || step >= step_limit_) [[unlikely]] return decide_end(finishing);
+
   // CHESS's rule: an operation about to take a lock somebody else holds is
   // not enabled. Offering it would cost a decision and two switches, and
   // only block it.
   std::span<const pending_operation> offered = enabled_;
-  if (lock_points_ != 0) {
+  if (!plain_ && lock_points_ != 0) {
     if (enabled_.size() == 2) {
       // Two operations contending for one lock, the common case, inline.
       const bool first_waits = waits_for_lock(enabled_[0]);
@@ -371,7 +389,9 @@ inline operation_id engine::decide(bool finishing) {
   }
   if (offered.size() > outcome_.max_enabled) outcome_.max_enabled = offered.size();
   std::size_t pick = 0;
-  if (uniform_ != nullptr && offered.size() > 1) [[likely]] {
+  if (plain_) [[likely]] {
+    if (offered.size() > 1) [[likely]] pick = uniform_->below(offered.size());
+  } else if (uniform_ != nullptr && offered.size() > 1) {
     pick = uniform_->below(offered.size());  // `random`, without the virtual call (strategy::uniform_draws)
   } else if (offered.size() > 1 || observes_forced_) {
     const operation& at = ops_[running_];
@@ -382,6 +402,9 @@ inline operation_id engine::decide(bool finishing) {
   }
   const operation_id chosen = offered[pick].id;
   operation& op = ops_[chosen];
+  // step_limit_ is at most the step buffer's room: the record is appended
+  // without the vector's test for growth.
+  if (outcome_.steps.size() == outcome_.steps.capacity()) __builtin_unreachable();
   record_step(step_kind::schedule, op.point, op.object, chosen, chosen, op.where, op.pc);
   if (op.status == op_status::blocked) [[unlikely]] {
     // Chosen while blocked with a deadline: the deadline passes.
@@ -397,10 +420,18 @@ operation_id engine::decide_end(bool finishing) {
     detect_deadlock();
     return 0;
   }
-  if (outcome_.steps.size() < config_.max_steps) {  // the step the watch asked for
-    step_limit_ = config_.max_steps;
-    if (watch_ != nullptr) watch_->at_step(outcome_.steps.size());
-    return ending_ ? 0 : decide(finishing);
+  const std::uint64_t step = outcome_.steps.size();
+  if (step < config_.max_steps) {
+    if (step >= watch_limit_) {  // the step the watch asked for
+      watch_limit_ = ~std::uint64_t{0};
+      limit_steps();
+      if (watch_ != nullptr) watch_->at_step(step);  // may ask for another (watch_step)
+      if (ending_) return 0;
+    }
+    // The step buffer is full: room for as many steps again.
+    if (step >= outcome_.steps.capacity()) outcome_.steps.reserve(std::max<std::size_t>(2 * step, 256));
+    limit_steps();
+    return decide(finishing);
   }
   outcome_.hit_max_steps = true;
   if (watch_ != nullptr) watch_->at_end(iteration_end::max_steps);
@@ -412,7 +443,7 @@ operation_id engine::decide_end(bool finishing) {
                        config_.max_steps, enabled_.size()),
            op.where, false);
   }
-  ending_ = true;
+  end_soon();
   return 0;
 }
 
@@ -421,7 +452,7 @@ operation_id engine::stopped_by_strategy(std::size_t pick, std::uint64_t step, s
                          ? fmt::format("the strategy chose index {} of {} enabled operations at step {}", pick,
                                        offered, step)
                          : strategy_->stop_reason();
-  ending_ = true;
+  end_soon();
   return 0;
 }
 
@@ -448,13 +479,14 @@ void engine::point(point_kind kind, object_id object, const std::source_location
 
 // The models' entry (heddle/model.hpp's inline scheduling_point): the whole
 // decision path compiled in, so the model's frame is the only one above it.
+// Its callers have seen an operation running (control.running).
 [[gnu::flatten]] void point(point_kind kind, object_id object, std::source_location loc, bool lock) {
-  engine::current()->at_point(kind, object, loc, 0, lock);
+  engine::current()->at_point(kind, object, loc, 0, lock, true);
 }
 
 inline void engine::at_point(point_kind kind, object_id object, const std::source_location& where,
-                             std::uintptr_t pc, bool lock) {
-  if (running_ == 0) [[unlikely]] return;
+                             std::uintptr_t pc, bool lock, bool checked) {
+  if (!checked && running_ == 0) [[unlikely]] return;
   if (unwinding_) [[unlikely]] {
     if (std::uncaught_exceptions() == 0 && may_throw_at(kind)) throw_abort();
     return;  // a destructor running during unwinding: no more decisions
@@ -463,9 +495,11 @@ inline void engine::at_point(point_kind kind, object_id object, const std::sourc
   op.point = kind;
   op.object = object;
   op.where = where;
-  op.pc = pc != 0 || where.line() != 0 ? pc : interposed_call_pc(running_);
-  lock_points_ += static_cast<int>(lock) - static_cast<int>(op.lock);
-  op.lock = lock;
+  op.pc = pc != 0 || !names_no_place(where) ? pc : interposed_call_pc(running_);
+  if (lock != op.lock) [[unlikely]] {  // a point of a lock, or the first after one
+    add_lock_points(lock ? 1 : -1);
+    op.lock = lock;
+  }
   // refresh_enabled(op), from the values at hand: the running operation is
   // enabled, so its entry is not a timed wait.
   pending_operation& p = enabled_[op.listed_at];
@@ -473,7 +507,7 @@ inline void engine::at_point(point_kind kind, object_id object, const std::sourc
   p.object = object;
   p.timed = false;
   p.lock = lock;
-  reschedule();
+  reschedule(true);
 }
 
 // --- blocking ----------------------------------------------------------------
@@ -509,7 +543,7 @@ inline wake_reason engine::block(std::span<const object_id> objects, wait_mode m
     op.object = objects.empty() ? 0 : objects.front();
     op.where = where;
     op.pc = where.line() != 0 ? 0 : interposed_call_pc(me);
-    lock_points_ -= op.lock;
+    add_lock_points(-static_cast<int>(op.lock));
     op.lock = false;
     op.mode = mode;
     op.waiting_on.clear();  // element by element: assign() calls memmove for one or two ids
@@ -650,7 +684,7 @@ std::uint64_t engine::decide_value(const decision_context& ctx, const choice& c,
     outcome_.stopped = value != strategy::stop
                            ? fmt::format("the strategy chose {} for a choice below {}", value, c.bound)
                            : strategy_->stop_reason();
-    ending_ = true;
+    end_soon();
     reschedule();  // to the scheduler, which unwinds this operation
   }
   record_step(c.kind, c.point, c.object, value, running_, where);

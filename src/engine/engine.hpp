@@ -11,6 +11,7 @@
 // destructors run) in reverse creation order, children before parents.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -259,7 +260,10 @@ class engine {
   iteration_watch* watch() const noexcept { return watch_; }
   // Calls the watch's at_step when the iteration reaches `step` decisions (a
   // later request replaces an earlier one; past max_steps, none).
-  void watch_step(std::uint64_t step) noexcept { step_limit_ = std::min(step, config_.max_steps); }
+  void watch_step(std::uint64_t step) noexcept {
+    watch_limit_ = step;
+    limit_steps();
+  }
   // Decisions taken so far in the iteration.
   std::uint64_t step_count() const noexcept { return outcome_.steps.size(); }
   // The first step of the strategy's fair part (strategy::fair_from).
@@ -329,17 +333,30 @@ class engine {
   //
   // Takes the next decision and switches to the chosen operation; returns when
   // the running operation is resumed. Ends the iteration when needed.
-  [[gnu::always_inline]] inline void reschedule();
+  // `from_point`: the running operation reached a point, so it is enabled
+  // and the enabled set is not empty (decide() need not look).
+  [[gnu::always_inline]] inline void reschedule(bool from_point = false);
   // Chooses the next operation, or 0 when the iteration must end.
   // `finishing`: the running operation has just finished (finish_running).
-  [[gnu::always_inline]] inline operation_id decide(bool finishing = false);
+  [[gnu::always_inline]] inline operation_id decide(bool finishing = false, bool from_point = false);
   // decide()'s rare outcomes: the iteration ends (ending_, nothing enabled,
   // max_steps) or the strategy stops it.
   [[gnu::noinline]] operation_id decide_end(bool finishing);
   [[gnu::noinline]] operation_id stopped_by_strategy(std::size_t pick, std::uint64_t step, std::size_t offered);
   [[gnu::always_inline]] inline void switch_to(operation_id from, operation_id to);
+  // `checked`: the caller saw an operation running (heddle/model.hpp's
+  // inline points test control.running before the call).
   [[gnu::always_inline]] inline void at_point(point_kind kind, object_id object, const std::source_location& where,
-                                              std::uintptr_t pc, bool lock = false);
+                                              std::uintptr_t pc, bool lock = false, bool checked = false);
+  // The iteration ends at the next decision.
+  void end_soon() noexcept {
+    ending_ = true;
+    step_limit_ = 0;
+  }
+  // step_limit_ from what bounds it (see there).
+  void limit_steps() noexcept {
+    step_limit_ = ending_ ? 0 : std::min({watch_limit_, config_.max_steps, std::uint64_t{outcome_.steps.capacity()}});
+  }
   // An enabled operation the strategy is not offered: paused at a lock of an
   // object another operation owns, where choosing it would only block it.
   bool waits_for_lock(const pending_operation& p) const noexcept {
@@ -392,6 +409,13 @@ class engine {
   // Operations paused at a lock point (operation::lock): while there are
   // none, decide() offers the enabled set as it is without looking.
   int lock_points_ = 0;
+  // decide()'s common case, in one test: `random`'s draw (uniform_, and
+  // forced decisions not observed) with no operation at a lock point.
+  bool plain_ = false;
+  void add_lock_points(int delta) noexcept {
+    lock_points_ += delta;
+    plain_ = lock_points_ == 0 && uniform_ != nullptr && !observes_forced_;
+  }
   std::vector<pending_operation> offered_;  // offered_operations()'s storage when it copies
   std::vector<operation_id> woken_scratch_;
   // The running operation and the unwinding flag live in this thread's
@@ -406,9 +430,12 @@ class engine {
   virtual_time now_ = 0;
   bool ending_ = false;  // the iteration must end at the next decision
   iteration_watch* watch_ = nullptr;  // set_watch(), for the running iteration
-  // decide() ends the iteration or calls the watch here: max_steps, or the
-  // earlier step the watch asked for (watch_step).
+  // decide() takes its rare path (decide_end) at this step: 0 when ending_,
+  // else the least of max_steps, the step the watch asked for (watch_step)
+  // and the room the step records have. One comparison per decision for all
+  // three, and below the room, recording a step never grows the buffer.
   std::uint64_t step_limit_ = 0;
+  std::uint64_t watch_limit_ = ~std::uint64_t{0};  // watch_step(), until reached
   std::uint64_t fair_from_ = ~std::uint64_t{0};  // strategy_->fair_from()
   std::uint64_t user_state_hash_ = 0;
   std::uint64_t schedule_hash_ = 0;  // the steps so far, folded (schedule_hash_step)

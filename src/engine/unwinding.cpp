@@ -81,7 +81,7 @@ void engine::report(bug_kind kind, std::string message, source_position where, b
     b.step = outcome_.steps.size();
     outcome_.found = std::move(b);
   }
-  ending_ = true;
+  end_soon();
   if (unwind_now && running_ != 0 && std::uncaught_exceptions() == 0) throw_abort();
 }
 
