@@ -32,6 +32,7 @@
 #include <cstring>
 #include <new>
 
+#include "rt/pthread_runtime.hpp"
 #include "rt/runtime_heap.hpp"
 #include "rt/tsan_runtime.hpp"
 
@@ -152,16 +153,23 @@ bool runtime_allocates(std::uintptr_t pc) noexcept {
 // Found once at load, not in each fork server child.
 [[gnu::constructor]] void find_runtime_at_load() { (void)from_runtime(0); }
 
-// Is there anything to tell about a call from `pc`? Under control, and only
-// if some code is instrumented: without it, the detector sees no access to
-// check.
-inline bool tracking(std::uintptr_t pc) noexcept {
-  return tsan::hooks_active() && !telling && tsan::instrumented() && !from_runtime(pc);
+// Is a call from `pc` the program's, under control?
+inline bool controlled_call(std::uintptr_t pc) noexcept {
+  return tsan::hooks_active() && !telling && !from_runtime(pc);
 }
 
+// Is there anything to tell the race detector about a call from `pc`? Under
+// control, and only if some code is instrumented: without it, the detector
+// sees no access to check.
+inline bool tracking(std::uintptr_t pc) noexcept { return controlled_call(pc) && tsan::instrumented(); }
+
+// Memory the program got (or gave back to the system): the objects there are
+// new, for the pthread side tables (instrumented or not) and the race
+// detector's objects (when instrumented).
 void tell_allocated(void* p, std::size_t size) {
   const telling_scope scope;
-  tsan::heap_allocated(reinterpret_cast<std::uintptr_t>(p), size);
+  heddle::rt::forget_objects(reinterpret_cast<std::uintptr_t>(p), size);
+  if (tsan::instrumented()) tsan::heap_allocated(reinterpret_cast<std::uintptr_t>(p), size);
 }
 
 void tell_freed(void* p, std::size_t size, std::uintptr_t pc) {
@@ -170,7 +178,7 @@ void tell_freed(void* p, std::size_t size, std::uintptr_t pc) {
 }
 
 void* allocated(void* p, std::uintptr_t pc) {
-  if (p != nullptr && tracking(pc)) {
+  if (p != nullptr && controlled_call(pc)) {
     tell_allocated(p, real()->usable_size(p));
   }
   return p;
@@ -346,7 +354,7 @@ HEDDLE_HOOK std::size_t malloc_usable_size(void* p) noexcept {
 
 HEDDLE_HOOK void* mmap(void* address, std::size_t length, int protection, int flags, int fd, off_t offset) noexcept {
   void* p = real()->mmap(address, length, protection, flags, fd, offset);
-  if (p != MAP_FAILED && tracking(HEDDLE_CALLER_PC)) tell_allocated(p, length);
+  if (p != MAP_FAILED && controlled_call(HEDDLE_CALLER_PC)) tell_allocated(p, length);
   return p;
 }
 
@@ -356,9 +364,10 @@ HEDDLE_HOOK void* mmap64(void* address, std::size_t length, int protection, int 
 
 HEDDLE_HOOK int munmap(void* address, std::size_t length) noexcept {
   const int status = real()->munmap(address, length);
-  if (status == 0 && tracking(HEDDLE_CALLER_PC)) {
+  if (status == 0 && controlled_call(HEDDLE_CALLER_PC)) {
     const telling_scope scope;
-    tsan::unmapped(reinterpret_cast<std::uintptr_t>(address), length);
+    heddle::rt::forget_objects(reinterpret_cast<std::uintptr_t>(address), length);
+    if (tsan::instrumented()) tsan::unmapped(reinterpret_cast<std::uintptr_t>(address), length);
   }
   return status;
 }

@@ -19,6 +19,22 @@ std::int64_t nanos(const timespec& t) {
 }
 }  // namespace
 
+namespace {
+// Never destroyed: a table destroyed at exit leaves it in any order.
+std::vector<side_table_base*>& side_tables() {
+  static auto* const tables = new std::vector<side_table_base*>;  // NOLINT: lives for the process
+  return *tables;
+}
+}  // namespace
+
+side_table_base::side_table_base() { side_tables().push_back(this); }
+
+side_table_base::~side_table_base() { std::erase(side_tables(), this); }
+
+void forget_objects(std::uintptr_t address, std::uintptr_t size) {
+  for (side_table_base* table : side_tables()) table->forget(address, size);
+}
+
 bool invalid(const timespec& t) { return t.tv_nsec < 0 || t.tv_nsec >= nanos_per_second; }
 
 virtual_time deadline_after(const timespec& d) {

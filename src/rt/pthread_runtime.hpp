@@ -27,6 +27,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -96,11 +97,33 @@ class call_site {
 };
 #define HEDDLE_CALL_SITE() const ::heddle::rt::call_site heddle_call_site_(__builtin_return_address(0))
 
+// Every side table, so that memory allocated again can drop their entries.
+class side_table_base {
+ public:
+  side_table_base();
+  side_table_base(const side_table_base&) = delete;
+  side_table_base& operator=(const side_table_base&) = delete;
+  virtual void forget(std::uintptr_t address, std::uintptr_t size) = 0;
+
+ protected:
+  ~side_table_base();  // leaves the list (a table destroyed at exit)
+};
+
+// [address, address + size) is memory allocated (or mapped, or unmapped) again
+// under control: the program objects there are new ones, whatever objects the
+// same addresses held earlier in the iteration. A pthread_mutex_t set up by
+// PTHREAD_MUTEX_INITIALIZER (a std::mutex) in a freed block is never destroyed,
+// and without this a new one at its address would keep its model and object
+// id. Which addresses the C library's heap reuses differs between backends
+// (one arena per OS thread under threads, one for every operation under
+// fibers), so object ids, and the strategies that learn from them, would too.
+void forget_objects(std::uintptr_t address, std::uintptr_t size);
+
 // A side table: model state of type T per address of a program object, for
 // the running iteration only. Entries are boxed so their addresses (and the
 // resources in them) stay put while the table grows.
 template <class T>
-class side_table {
+class side_table final : public side_table_base {
  public:
   T* find(const void* key) {
     sync();
@@ -112,6 +135,7 @@ class side_table {
     sync();
     auto& slot = map_[key];
     if (slot) retired_.push_back(std::move(slot));
+    else keys_.insert(key);
     slot = std::make_unique<T>(std::forward<Args>(args)...);
     return *slot;
   }
@@ -120,6 +144,18 @@ class side_table {
     if (const auto it = map_.find(key); it != map_.end()) {
       retired_.push_back(std::move(it->second));
       map_.erase(it);
+      keys_.erase(key);
+    }
+  }
+  void forget(std::uintptr_t address, std::uintptr_t size) override {
+    sync();
+    if (keys_.empty()) return;
+    for (auto it = keys_.lower_bound(reinterpret_cast<const void*>(address));
+         it != keys_.end() && reinterpret_cast<std::uintptr_t>(*it) - address < size;) {
+      const auto entry = map_.find(*it);
+      retired_.push_back(std::move(entry->second));
+      map_.erase(entry);
+      it = keys_.erase(it);
     }
   }
 
@@ -127,10 +163,12 @@ class side_table {
   void sync() {
     if (epoch_ == detail::control.epoch) return;
     map_.clear();
+    keys_.clear();
     retired_.clear();
     epoch_ = detail::control.epoch;
   }
   std::unordered_map<const void*, std::unique_ptr<T>> map_;
+  std::set<const void*> keys_;  // map_'s keys, in order, for forget()
   // Entries destroyed or re-initialized during the iteration: a thread the
   // program left blocked in one (undefined behaviour the checks may not have
   // caught) still finds it in memory; freed when the iteration is over.

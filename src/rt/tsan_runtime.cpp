@@ -12,6 +12,7 @@
 #include <link.h>
 
 #include <deque>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -42,15 +43,33 @@ class resource_pool {
   explicit resource_pool(object_kind kind) : kind_(kind) {}
   void clear() {
     by_address_.clear();
+    addresses_.clear();
     used_ = 0;
   }
   // The next at(address) gives a new resource: the memory there is a new object.
-  void forget(std::uintptr_t address) { by_address_.erase(address); }
+  void forget(std::uintptr_t address) {
+    if (by_address_.erase(address) != 0) addresses_.erase(address);
+  }
+  // The same for every address in [address, address + size): memory allocated
+  // again is a new object. Without it, an atomic in a block that reuses a freed
+  // one's address would keep the freed atomic's object id, and which addresses
+  // the C library's heap reuses differs between backends (one arena per OS
+  // thread under threads, one for all operations under fibers): the object ids
+  // the strategies see, and so the learning strategies' decisions, would
+  // depend on the backend.
+  void forget(std::uintptr_t address, std::uintptr_t size) {
+    if (addresses_.empty()) return;
+    for (auto it = addresses_.lower_bound(address); it != addresses_.end() && *it - address < size;) {
+      by_address_.erase(*it);
+      it = addresses_.erase(it);
+    }
+  }
   const resource& at(std::uintptr_t address) {
     auto [it, fresh] = by_address_.try_emplace(address, nullptr);
     if (fresh) {
       if (used_ == pool_.size()) pool_.emplace_back(kind_);
       it->second = &pool_[used_++];
+      addresses_.insert(address);
     }
     return *it->second;
   }
@@ -60,6 +79,7 @@ class resource_pool {
   std::deque<resource> pool_;  // stable addresses; stale ones re-register on use
   std::size_t used_ = 0;
   std::unordered_map<std::uintptr_t, const resource*> by_address_;
+  std::set<std::uintptr_t> addresses_;  // by_address_'s keys, in order, for forget(address, size)
 };
 
 struct iteration_state {
@@ -69,6 +89,13 @@ struct iteration_state {
   resource_pool annotated{object_kind::user};
   std::vector<std::vector<std::uintptr_t>> stacks;  // index = operation id: callers' pcs
   std::vector<int> ignoring;                        // index = operation id: ignore depth
+
+  // [address, address + size) holds new objects (or none).
+  void forget(std::uintptr_t address, std::uintptr_t size) {
+    atomics.forget(address, size);
+    variables.forget(address / 8 * 8, size + address % 8);
+    annotated.forget(address, size);
+  }
 
   void begin_if_new() {
     if (epoch == detail::control.epoch) return;
@@ -301,6 +328,7 @@ void memory_access(std::uintptr_t address, std::uint32_t size, bool write, std::
 
 void heap_allocated(std::uintptr_t address, std::uintptr_t size) {
   if (detail::control.weak_memory) weak_forget(address, size);
+  state().forget(address, size);
   the_race_detector().allocated(address, size);
 }
 
@@ -316,6 +344,7 @@ void heap_freed(std::uintptr_t address, std::uintptr_t size, std::uintptr_t pc) 
 
 void unmapped(std::uintptr_t address, std::uintptr_t size) {
   if (detail::control.weak_memory) weak_forget(address, size);
+  state().forget(address, size);
   the_race_detector().forget(address, size);
 }
 

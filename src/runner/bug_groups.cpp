@@ -75,8 +75,11 @@ void bug_collector::count(const std::string& signature) {
 void bug_collector::into(result& r) {
   // In iteration order, as a run in one process finds them: workers may
   // finish a later group first.
-  std::stable_sort(groups_.begin(), groups_.end(),
-                   [](const bug_group& a, const bug_group& b) { return a.first_iteration < b.first_iteration; });
+  // Usually in order already (one group, or one process): stable_sort would
+  // still take a temporary buffer from the heap on every bug path.
+  const auto earlier = [](const bug_group& a, const bug_group& b) { return a.first_iteration < b.first_iteration; };
+  if (!std::is_sorted(groups_.begin(), groups_.end(), earlier))
+    std::stable_sort(groups_.begin(), groups_.end(), earlier);
   r.bugs = std::move(groups_);
   groups_.clear();
   if (r.bugs.empty()) return;

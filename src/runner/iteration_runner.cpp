@@ -161,30 +161,43 @@ iteration_runner::iteration_runner(const run_context& run, signature_table& sign
 
 iteration_runner::~iteration_runner() = default;
 
+namespace {
+// What a bug's report is formatted from, when it is first read: one block, so
+// the deferred report holds a single shared pointer (no allocation of its own
+// in std::function) and the bug path makes one allocation for all of it.
+struct deferred_report {
+  finalized_bug finalized;
+  std::vector<timeline> timelines;  // made when the trace is written, else when read
+  bug shown;
+  report_context ctx;
+};
+}  // namespace
+
 void finalize_group(bug_group& g, const iteration_outcome& outcome, const run_context& run,
                     const std::string& reserved_file) {
-  auto f = std::make_shared<const finalized_bug>(
-      finalize_trace(g.trace, outcome, {run.opts, run.body, run.id, &run.reduce}));
-  g.minimized_trace = f->saved;
-  report_context ctx{run.id.test, run.id.program, {}, g.first_iteration, 0, false};
+  auto d = std::make_shared<deferred_report>(
+      deferred_report{finalize_trace(g.trace, outcome, {run.opts, run.body, run.id, &run.reduce}), {}, g.bug,
+                      report_context{run.id.test, run.id.program, {}, g.first_iteration, 0, false}});
+  const finalized_bug& f = d->finalized;
+  g.minimized_trace = f.saved;
   // The timelines, the trace file's JSON, the HTML and the text report are
   // made only when written or read: a bug nobody reads costs no formatting.
-  auto timelines = std::make_shared<std::vector<timeline>>();
   if (!run.directory.empty()) {
-    *timelines = f->timelines();
+    d->timelines = f.timelines();
+    report_context& ctx = d->ctx;
     if (reserved_file.empty()) {
-      g.trace_file = ctx.trace_file = write_new_file(run.directory, "bug", ".json", f->file_text(*timelines));
+      g.trace_file = ctx.trace_file = write_new_file(run.directory, "bug", ".json", f.file_text(d->timelines));
     } else {
-      write_reserved_file(reserved_file, f->file_text(*timelines));
+      write_reserved_file(reserved_file, f.file_text(d->timelines));
       g.trace_file = ctx.trace_file = reserved_file;
     }
-    ctx.html_file = write_html_report(g.trace_file, *timelines);
+    ctx.html_file = write_html_report(g.trace_file, d->timelines);
   }
   // Read when printed (options::print_report), saved in a summary, or by the caller.
-  g.report = report_text::deferred([f = std::move(f), timelines = std::move(timelines), b = g.bug, ctx] {
-    if (timelines->empty()) *timelines = f->timelines();
-    const std::vector<timeline>& t = *timelines;
-    return format_report(b, t.front(), t.size() > 1 ? &t.back() : nullptr, ctx);
+  g.report = report_text::deferred([d = std::move(d)] {
+    if (d->timelines.empty()) d->timelines = d->finalized.timelines();
+    const std::vector<timeline>& t = d->timelines;
+    return format_report(d->shown, t.front(), t.size() > 1 ? &t.back() : nullptr, d->ctx);
   });
 }
 
