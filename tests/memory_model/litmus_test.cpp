@@ -480,6 +480,10 @@ TEST(litmus_executions, mp_counts_its_reads_from_choices) {
   EXPECT_EQ(counts_rc11([] { return mp(rlx, rlx, rel, acq); }), (counts{3, 3}));
   EXPECT_EQ(counts_rc11([] { return mp(sc, sc); }), (counts{3, 3}));
   EXPECT_EQ(counts_rc11([] { return mp(rel, rlx); }), (counts{4, 4}));
+  // seq_cst fences: 3 executions (no (1,0)), but the two fences order each
+  // other in the seq_cst view in the order they run, so dpor runs both orders
+  // and the graph both allow, (1,1), twice (counted once).
+  EXPECT_EQ(counts_rc11([] { return mp(rlx, rlx, sc, sc); }), (counts{3, 4}));
 }
 // MP written as a reader that reads the data only after seeing the flag: when
 // the flag reads 0 there is no second load, so relaxed has 1 + 2 = 3
@@ -537,6 +541,22 @@ TEST(litmus_executions, lb_2_plus_2w_and_the_coherence_tests) {
               b.join();
               return outcome{r1, r2};
             }), (counts{6, 6}));
+  // CoWR: mo 0,1,2 with r1 in {1, 2}, or mo 0,2,1 with r1=1: 3. The fourth run
+  // is the reversal of (r1=x, x=2) with x=2 placed before x=1 in mo, which the
+  // sleeping load cannot read (coherence): sleep-set blocked, cut before it
+  // completes, counted in runs only.
+  EXPECT_EQ(counts_rc11([] {
+              heddle::atomic<int> x{0};
+              int r1 = -1;
+              heddle::thread a([&] {
+                x.store(1, rlx);
+                r1 = x.load(rlx);
+              });
+              heddle::thread b([&] { x.store(2, rlx); });
+              a.join();
+              b.join();
+              return outcome{r1, x.load(rlx)};
+            }), (counts{3, 4}));
 }
 // CoRR2: mo of x is 0, then 1 and 2 either way (2); each reader's two loads
 // go forward in it over three stores (3+2+1 = 6 pairs each): 2 * 6 * 6 = 72.
