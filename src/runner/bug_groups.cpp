@@ -45,7 +45,7 @@ std::string root_cause(const bug& b, const std::vector<source_position>& blocked
   return fmt::format("{}|{}:{}|{}", to_string(b.kind), b.where.file, b.where.line, masked(b.message));
 }
 
-bool bug_collector::add(bug_group g) {
+bool bug_collector::add(bug_group&& g) {
   if (opts_.stop_on_first_bug && !groups_.empty()) return false;
   for (bug_group& kept : groups_) {
     if (kept.signature == g.signature) {

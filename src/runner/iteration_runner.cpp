@@ -166,18 +166,27 @@ namespace {
 // the deferred report holds a single shared pointer (no allocation of its own
 // in std::function) and the bug path makes one allocation for all of it.
 struct deferred_report {
+  // Built in place in make_shared's block: finalize_trace's result is not
+  // moved through a temporary first.
+  deferred_report(const bug_group& g, const iteration_outcome& outcome, const run_context& run)
+      : finalized(finalize_trace(g.trace, outcome, {run.opts, run.body, run.id, &run.reduce})),
+        ctx{run.id.test, run.id.program, {}, g.first_iteration, 0, false} {
+    // Usually the saved trace's own bug (not minimized, no spurious note):
+    // then no second copy of it is kept.
+    if (!finalized.saved.found || *finalized.saved.found != g.bug) other_shown = g.bug;
+  }
+  const bug& shown() const { return other_shown ? *other_shown : *finalized.saved.found; }
+
   finalized_bug finalized;
   std::vector<timeline> timelines;  // made when the trace is written, else when read
-  bug shown;
+  std::optional<bug> other_shown;   // the bug the report names, when not the saved trace's
   report_context ctx;
 };
 }  // namespace
 
 void finalize_group(bug_group& g, const iteration_outcome& outcome, const run_context& run,
                     const std::string& reserved_file) {
-  auto d = std::make_shared<deferred_report>(
-      deferred_report{finalize_trace(g.trace, outcome, {run.opts, run.body, run.id, &run.reduce}), {}, g.bug,
-                      report_context{run.id.test, run.id.program, {}, g.first_iteration, 0, false}});
+  auto d = std::make_shared<deferred_report>(g, outcome, run);
   const finalized_bug& f = d->finalized;
   g.minimized_trace = f.saved;
   // The timelines, the trace file's JSON, the HTML and the text report are
@@ -197,7 +206,7 @@ void finalize_group(bug_group& g, const iteration_outcome& outcome, const run_co
   g.report = report_text::deferred([d = std::move(d)] {
     if (d->timelines.empty()) d->timelines = d->finalized.timelines();
     const std::vector<timeline>& t = d->timelines;
-    return format_report(d->shown, t.front(), t.size() > 1 ? &t.back() : nullptr, d->ctx);
+    return format_report(d->shown(), t.front(), t.size() > 1 ? &t.back() : nullptr, d->ctx);
   });
 }
 
@@ -233,16 +242,18 @@ iteration_report iteration_runner::process(std::uint64_t index, const bug_decide
   out.record = make_record(index, outcome, &engine_);
 
   if (outcome.found) {
-    const std::string signature = root_cause(*outcome.found, outcome.blocked_at);
+    std::string signature = root_cause(*outcome.found, outcome.blocked_at);
     std::string reserved_file;
     const bool first = decide ? !signatures_.contains(signature) && decide(out.record, signature, reserved_file)
                               : signatures_.claim(signature);
     if (!first) {
-      out.repeat = signature;
+      out.repeat = std::move(signature);
     } else {
-      bug_group g;
+      // Built where it is returned: a bug_group moved is a few hundred
+      // instructions on the bug path (issue 14).
+      bug_group& g = out.first.emplace();
       g.bug = *outcome.found;
-      g.signature = signature;
+      g.signature = std::move(signature);
       g.count = 1;
       g.first_iteration = index;
       g.trace.header = make_header(run_.opts, run_.id, chosen_->describe(), index);
@@ -251,7 +262,6 @@ iteration_report iteration_runner::process(std::uint64_t index, const bug_decide
       // The summary line says when a spurious event made the bug.
       if (const std::string note = spurious_note(g.trace.steps); !note.empty()) g.bug.message += " (" + note + ")";
       finalize_group(g, outcome, run_, reserved_file);
-      out.first = std::move(g);
     }
   }
   if (const std::string error = chosen_->search_error(); !error.empty())
