@@ -22,6 +22,7 @@
 #include "rt/run_report.hpp"
 #include "rt/runtime_heap.hpp"
 #include "rt/watchdog.hpp"
+#include "runner/hang_clock.hpp"
 
 namespace heddle::rt {
 
@@ -174,19 +175,21 @@ void iteration_server::serve(pid_t pid) {
   const auto timeout = plan_.opts.iteration_timeout;
   const auto limit = timeout.count() > 0 ? timeout : std::chrono::milliseconds(std::numeric_limits<int>::max());
   const int child = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
-  auto last_progress = clock::now();
+  // Wall time while the child is blocked, its CPU time while it runs: a
+  // child waiting for a CPU on a loaded machine is not hung (hang_clock.hpp).
+  detail::hang_clock watch(limit);
+  watch.restart(pid, clock::now());
   std::uint64_t seen = 0;
   int status = 0;
   for (;;) {
-    const auto waited = clock::now() - last_progress;
-    if (waited >= limit) {
+    if (watch.expired(clock::now())) {
       if (child >= 0) ::close(child);
       hang(pid);
       return;
     }
     // Without a pidfd (Linux before 5.3), a short slice and waitpid.
     const auto slice = std::min<clock::duration>(
-        limit - waited, child >= 0 ? clock::duration(std::chrono::milliseconds(100)) : std::chrono::milliseconds(1));
+        limit, child >= 0 ? clock::duration(std::chrono::milliseconds(100)) : std::chrono::milliseconds(1));
     pollfd watched[2] = {{log_event_, POLLIN, 0}, {child, POLLIN, 0}};
     const int ms = static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(slice).count());
     (void)::poll(watched, child >= 0 ? 2 : 1, ms);
@@ -213,7 +216,7 @@ void iteration_server::serve(pid_t pid) {
     }
     if (const std::uint64_t now = ch_.progress.load(std::memory_order_relaxed); now != seen) {
       seen = now;
-      last_progress = clock::now();
+      watch.restart(pid, clock::now());
     }
   }
 }

@@ -25,6 +25,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runner/bug_groups.hpp"
+#include "runner/hang_clock.hpp"
 #include "runner/html_report.hpp"
 #include "runner/interrupt.hpp"
 #include "runner/progress.hpp"
@@ -142,6 +143,9 @@ struct worker {
   std::string pending;  // a message not complete yet
   bool running = false;
   bool hung = false;  // killed by the watchdog
+  // Judges the iteration in flight, started at `watched_start` (ns).
+  hang_clock watch{std::chrono::nanoseconds::zero()};
+  std::uint64_t watched_start = 0;
   std::uint64_t last_index = no_slot;  // index of the last record taken from the ring
 };
 
@@ -257,6 +261,8 @@ void parent::spawn(worker& w, assignment assigned) {
   // A replacement starts from a clean channel; the region itself is reused.
   w.chan->in_flight.store(0);
   w.chan->started_ns.store(0);
+  w.watch = hang_clock(opts_.iteration_timeout);
+  w.watched_start = 0;
   w.chan->written.store(0);
   w.chan->read.store(0);
   w.chan->verdict.store(verdict_none);
@@ -632,12 +638,17 @@ result parent::run() {
       if (::waitpid(w.pid, &status, WNOHANG) == w.pid) reap(w, status);
     }
     if (opts_.iteration_timeout.count() > 0) {
-      const std::uint64_t now = monotonic_ns();
-      const auto limit = static_cast<std::uint64_t>(
-          std::chrono::duration_cast<std::chrono::nanoseconds>(opts_.iteration_timeout).count());
+      // Wall time while the worker is blocked, CPU time while it runs: one
+      // waiting for a CPU on a loaded machine is not hung (hang_clock.hpp).
+      const auto now = hang_clock::clock::now();
       for (worker& w : workers_) {
         if (!w.running || w.hung || w.chan->in_flight.load(std::memory_order_acquire) == 0) continue;
-        if (now - w.chan->started_ns.load(std::memory_order_relaxed) > limit) {
+        if (const std::uint64_t began = w.chan->started_ns.load(std::memory_order_relaxed);
+            began != w.watched_start) {
+          w.watched_start = began;  // CLOCK_MONOTONIC, as steady_clock
+          w.watch.restart(w.pid, hang_clock::clock::time_point(std::chrono::nanoseconds(began)));
+        }
+        if (w.watch.expired(now)) {
           w.hung = true;
           ::kill(w.pid, SIGKILL);
         }

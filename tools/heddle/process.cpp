@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "heddle/explore.hpp"
+#include "runner/hang_clock.hpp"
 
 extern char** environ;
 
@@ -65,7 +66,10 @@ exit_status run_process(const std::string& program, const std::vector<std::strin
 
   int status = 0;
   bool timed_out = false;
-  const auto deadline = std::chrono::steady_clock::now() + limit;
+  // Wall time while the child is blocked, its CPU time while it runs: a
+  // child waiting for a CPU on a loaded machine has not run out of time.
+  detail::hang_clock watch(limit);
+  watch.restart(child, detail::hang_clock::clock::now());
   for (;;) {
     // With a limit, poll: a child that does not end by the deadline is killed.
     const bool polling = limit.count() > 0 && !timed_out;
@@ -75,7 +79,7 @@ exit_status run_process(const std::string& program, const std::vector<std::strin
       restore();
       throw std::runtime_error(fmt::format("waitpid failed: {}", std::strerror(errno)));
     }
-    if (ended == 0 && std::chrono::steady_clock::now() >= deadline) {
+    if (ended == 0 && watch.expired(detail::hang_clock::clock::now())) {
       ::kill(child, SIGKILL);
       timed_out = true;
     } else if (ended == 0) {

@@ -26,7 +26,8 @@ struct redirections {
   int err = -1;  // descriptor for the child's stderr; -1 keeps ours
 };
 
-// A positive `limit` kills the child (SIGKILL) when it runs longer.
+// A positive `limit` kills the child (SIGKILL) when it runs longer, on the
+// clock of runner/hang_clock.hpp (a child waiting for a CPU is not late).
 exit_status run_process(const std::string& program, const std::vector<std::string>& args,
                         redirections to = {}, std::chrono::milliseconds limit = {});
 
