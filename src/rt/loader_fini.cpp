@@ -46,8 +46,20 @@ void run_destructors(const dl_phdr_info& info) {
   if (fini != 0) reinterpret_cast<destructor>(fini)();
 }
 
+// The libraries libdw needs (the symbolizer opens it in the fork server):
+// their destructors free memory and nothing else, whoever else uses them.
+bool is_libdw_dependency(const char* path) noexcept {
+  if (path == nullptr) return false;
+  const char* slash = std::strrchr(path, '/');
+  const std::string_view name = slash != nullptr ? slash + 1 : path;
+  static constexpr std::string_view libraries[] = {"libz.so.", "liblzma.so.", "libbz2.so.", "libzstd.so."};
+  for (const std::string_view prefix : libraries)
+    if (name.substr(0, prefix.size()) == prefix) return true;
+  return false;
+}
+
 bool is_runtime(const dl_phdr_info& info) noexcept {
-  return is_runtime_object(info.dlpi_name) || holds_this_code(info);
+  return is_runtime_object(info.dlpi_name) || is_libdw_dependency(info.dlpi_name) || holds_this_code(info);
 }
 
 // The objects loaded when the fork server prepared its children, and whether

@@ -25,8 +25,9 @@ void skip_runtime_fini() noexcept;
 // loaded now, so that no child reads their names again at its exit.
 void prepare_runtime_fini();
 
-// Whether the object named `path` (a loaded object's file name) is one whose
-// destructors a child skips.
+// Whether the object named `path` (a loaded object's file name) is the
+// runtime's: the C and C++ runtime, heddle's libraries. A child skips their
+// destructors, and those of the libraries libdw needs.
 bool is_runtime_object(const char* path) noexcept;
 
 }  // namespace heddle::rt

@@ -244,7 +244,10 @@ class outside_control {
 };
 
 session& current_session() {
-  static session s;
+  // Never destroyed: a fork server's child would otherwise end libdw's
+  // session at its exit, faulting in pages of libdw, libelf and the session's
+  // blocks in every iteration for memory the process is about to lose.
+  static session& s = *new session;  // NOLINT(cppcoreguidelines-owning-memory)
   if (s.dwfl == nullptr || s.pid != static_cast<pid_t>(::syscall(SYS_getpid))) s.open();
   return s;
 }
