@@ -68,7 +68,9 @@ bool dpor_strategy::dependent(const footprint& a, const footprint& b) const {
 // - a load reads after the store it read (hb), and need not be reversed:
 //   with the load first it could only read what it may read already;
 // - two plain stores commute: whichever runs first, the second may be placed
-//   before or after it in mo;
+//   before or after it in mo; so do a seq_cst store and a later plain store
+//   (the plain store may still go before it; taking them as ordered hid the
+//   reversal of the seq_cst store with a fence after the plain store);
 // - seq_cst accesses also meet in the seq_cst view: a seq_cst store and a
 //   later seq_cst load or store of its location, and a seq_cst fence and any
 //   seq_cst access, are dependent as in an interleaving; a plain store before
