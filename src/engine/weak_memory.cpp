@@ -29,7 +29,6 @@ void weak_memory::clear() {
   for (location& l : locations_) {
     for (store_record& r : l.stores) {
       r.message.clear();
-      r.fences.clear();
       spare_views_.push_back(std::move(r.message));
     }
     l.live = false;
@@ -51,6 +50,7 @@ void weak_memory::clear() {
   sc_fences_.clear();
   for (auto& f : fences_of_) f.clear();
   fenced_loads_.clear();
+  fenced_stores_.clear();
   sc_epoch_ = 0;
   reads_from_ = 0;
 }
@@ -117,8 +117,10 @@ void weak_memory::join(view& into, const view& from) const {
   for (std::size_t x = 0; x < from.size(); ++x)
     if (from[x] != 0 && position(static_cast<object_id>(x), from[x]) > position(static_cast<object_id>(x), into[x]))
       into[x] = from[x];
-  if (into.fences.size() < from.fences.size()) into.fences.resize(from.fences.size(), 0);
-  for (std::size_t q = 0; q < from.fences.size(); ++q) into.fences[q] = std::max(into.fences[q], from.fences[q]);
+  if (!from.fences.empty()) [[unlikely]] {
+    if (into.fences.size() < from.fences.size()) into.fences.resize(from.fences.size(), 0);
+    for (std::size_t q = 0; q < from.fences.size(); ++q) into.fences[q] = std::max(into.fences[q], from.fences[q]);
+  }
 }
 
 // --- psc_F, checked (weak_memory.hpp, sc_fence) ---
@@ -195,21 +197,16 @@ void weak_memory::seq_cst_fence(op_state& o, operation_id me) {
   for (std::uint32_t a = 0; a < index; ++a)
     if (sc_fences_[a].epoch < sc_epoch_) psc_edge(a, index);
   const view& before = sc_fences_[index].before;
-  for (const fenced_load& l : fenced_loads_)
+  for (const fenced_access& l : fenced_loads_)
     if (position(l.x, l.store) < position(l.x, seen(before, l.x))) {
       fence_sources(l.fences);
       for (std::uint32_t a : sources_) psc_edge(a, index);
     }
-  for (std::size_t x = 0; x < locations_.size() && x < before.size(); ++x) {
-    const location& l = locations_[x];
-    if (!l.live) continue;
-    const std::size_t newest = position(static_cast<object_id>(x), before[x]);
-    for (std::size_t p = 1; p <= newest; ++p)
-      if (const store_record& r = l.stores[l.order[p]]; !r.fences.empty()) {
-        fence_sources(r.fences);
-        for (std::uint32_t a : sources_) psc_edge(a, index);
-      }
-  }
+  for (const fenced_access& w : fenced_stores_)
+    if (position(w.x, w.store) <= position(w.x, seen(before, w.x))) {
+      fence_sources(w.fences);
+      for (std::uint32_t a : sources_) psc_edge(a, index);
+    }
   if (fences_of_.size() <= me) fences_of_.resize(me + 1);
   fences_of_[me].push_back(index);
   if (o.current.fences.size() <= me) o.current.fences.resize(me + 1, 0);
@@ -348,7 +345,7 @@ bool weak_memory::store(object_id x, std::memory_order order, const void* curren
   if (!newest) note(x, store, true, order);
   if (!o.current.fences.empty()) {
     psc_order(x, position(x, store), o.current.fences);
-    locations_[x].stores[store].fences = o.current.fences;
+    fenced_stores_.push_back({x, store, o.current.fences});
   }
   raise(o.current, x, store);
   message_of_store(o, x, is_release(order), store, locations_[x].stores[store].message);
@@ -382,7 +379,7 @@ void weak_memory::rmw(object_id x, std::memory_order order, const void* before, 
     const std::uint32_t store = insert(x, l.order.size(), after, size, me, engine_.step_where());  // may move l.stores
     last_written_ = store;
     l.stores[store].event = event;
-    if (!o.current.fences.empty()) l.stores[store].fences = o.current.fences;  // last in mo: orders no fence yet
+    if (!o.current.fences.empty()) fenced_stores_.push_back({x, store, o.current.fences});  // last in mo: orders no fence yet
     raise(o.current, x, store);
     view& message = l.stores[store].message;
     message_of_store(o, x, is_release(order), store, message);

@@ -79,6 +79,18 @@ class weak_memory {
   struct view {
     std::vector<std::uint32_t> at;
     std::vector<std::uint32_t> fences;
+    view() = default;
+    view(const view&) = default;
+    view(view&&) noexcept = default;
+    view& operator=(view&&) noexcept = default;
+    // Copies are on the hot path (each release store's message), and most
+    // tests have no seq_cst fence: skip the empty `fences`.
+    view& operator=(const view& o) {
+      at = o.at;
+      if (!o.fences.empty() || !fences.empty()) [[unlikely]] fences = o.fences;
+      return *this;
+    }
+    ~view() = default;
     std::size_t size() const noexcept { return at.size(); }
     std::uint32_t& operator[](std::size_t x) { return at[x]; }
     std::uint32_t operator[](std::size_t x) const { return at[x]; }
@@ -96,7 +108,6 @@ class weak_memory {
     bool read_by_rmw = false;  // a read-modify-write follows it immediately in mo
     std::uint64_t event = 0;   // its name in execution(): 0 for the initial store
     view message;
-    std::vector<std::uint32_t> fences;  // the seq_cst fences that happen before it (view::fences)
   };
   struct location {
     bool live = false;
@@ -147,10 +158,13 @@ class weak_memory {
     view before;               // what its operation had seen at it (at) and the fences before it
     std::vector<std::uint32_t> preds;  // fences ordered before it, by index in sc_fences_
   };
-  struct fenced_load {
+  // A load some seq_cst fence happens before, and the store it read; or a
+  // store some seq_cst fence happens before (kept apart from store_record, so
+  // that tests without seq_cst fences pay nothing for them).
+  struct fenced_access {
     object_id x = 0;
     std::uint32_t store = 0;
-    std::vector<std::uint32_t> fences;
+    std::vector<std::uint32_t> fences;  // view::fences at the access
   };
   // The latest fence of each operation in `fences` (a view's), into out_.
   void fence_sources(const std::vector<std::uint32_t>& fences);
@@ -167,7 +181,7 @@ class weak_memory {
   void sc_access();  // a seq_cst access: fences before it in the run precede what follows
   std::vector<sc_fence> sc_fences_;
   std::vector<std::vector<std::uint32_t>> fences_of_;  // by operation: its seq_cst fences' indices
-  std::vector<fenced_load> fenced_loads_;              // loads some seq_cst fence happens before
+  std::vector<fenced_access> fenced_loads_, fenced_stores_;
   std::vector<std::uint32_t> sources_, reach_;         // scratch of psc_floor
   std::vector<char> seen_fence_;
   std::uint64_t sc_epoch_ = 0;
