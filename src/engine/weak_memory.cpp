@@ -46,6 +46,12 @@ void weak_memory::clear() {
   }
   for (view& v : released_) v.clear();
   sc_.clear();
+  sc_fenced_.clear();
+  sc_fences_.clear();
+  for (auto& f : fences_of_) f.clear();
+  fenced_loads_.clear();
+  fenced_stores_.clear();
+  sc_epoch_ = 0;
   reads_from_ = 0;
 }
 
@@ -111,6 +117,107 @@ void weak_memory::join(view& into, const view& from) const {
   for (std::size_t x = 0; x < from.size(); ++x)
     if (from[x] != 0 && position(static_cast<object_id>(x), from[x]) > position(static_cast<object_id>(x), into[x]))
       into[x] = from[x];
+  if (!from.fences.empty()) [[unlikely]] {
+    if (into.fences.size() < from.fences.size()) into.fences.resize(from.fences.size(), 0);
+    for (std::size_t q = 0; q < from.fences.size(); ++q) into.fences[q] = std::max(into.fences[q], from.fences[q]);
+  }
+}
+
+// --- psc_F, checked (weak_memory.hpp, sc_fence) ---
+
+void weak_memory::fence_sources(const std::vector<std::uint32_t>& fences) {
+  sources_.clear();
+  for (std::size_t q = 0; q < fences.size(); ++q)
+    if (fences[q] != 0) sources_.push_back(fences_of_[q][fences[q] - 1]);
+}
+
+void weak_memory::psc_edge(std::uint32_t from, std::uint32_t to) {
+  if (from == to) return;
+  auto& p = sc_fences_[to].preds;
+  if (std::find(p.begin(), p.end(), from) == p.end()) p.push_back(from);
+}
+
+// The fences that reach one of the sources in psc (the sources included):
+// an access after the sources that is eco-before one of them, by reading
+// an older store or going before it in mo, would close a cycle.
+std::size_t weak_memory::psc_floor(object_id x, const std::vector<std::uint32_t>& fences) {
+  if (sc_fences_.size() < 2) return 0;
+  fence_sources(fences);
+  if (sources_.empty()) return 0;
+  seen_fence_.assign(sc_fences_.size(), 0);
+  // reach_ walks backwards from the sources over preds; a fence F that
+  // reaches a source S has a path F -> ... -> S, so S's preds chain back to F.
+  // What is wanted is every F with F ->* S: the predecessors, transitively.
+  reach_ = sources_;
+  for (std::uint32_t f : reach_) seen_fence_[f] = 1;
+  for (std::size_t i = 0; i < reach_.size(); ++i)
+    for (std::uint32_t p : sc_fences_[reach_[i]].preds)
+      if (!seen_fence_[p]) {
+        seen_fence_[p] = 1;
+        reach_.push_back(p);
+      }
+  std::size_t floor = 0;
+  for (std::uint32_t f : reach_) floor = std::max<std::size_t>(floor, position(x, seen(sc_fences_[f].before, x)));
+  return floor;
+}
+
+void weak_memory::psc_order(object_id x, std::size_t pos, const std::vector<std::uint32_t>& fences) {
+  if (sc_fences_.empty()) return;
+  fence_sources(fences);
+  if (sources_.empty()) return;
+  for (std::uint32_t b = 0; b < sc_fences_.size(); ++b)
+    if (pos < position(x, seen(sc_fences_[b].before, x)))
+      for (std::uint32_t a : sources_) psc_edge(a, b);
+}
+
+void weak_memory::sc_access() {
+  ++sc_epoch_;
+  if (sc_fenced_.size() == 0) return;
+  join(sc_, sc_fenced_);
+  sc_fenced_.clear();
+}
+
+// A seq_cst fence takes the seq_cst stores before it (and the fences a
+// seq_cst access moved into sc_), and is ordered after: the fences that
+// happen before it, those a seq_cst access separates from it in the run, and
+// each fence F such that an access after F is eco-before what this fence has
+// seen (psc_F's hb;eco;hb). It has no successor yet, so it closes no cycle.
+void weak_memory::seq_cst_fence(op_state& o, operation_id me) {
+  join(o.current, sc_);
+  const auto index = static_cast<std::uint32_t>(sc_fences_.size());
+  {
+    sc_fence f;
+    f.op = me;
+    f.epoch = sc_epoch_;
+    f.before = o.current;
+    sc_fences_.push_back(std::move(f));
+  }
+  fence_sources(o.current.fences);
+  for (std::uint32_t a : sources_) psc_edge(a, index);
+  for (std::uint32_t a = 0; a < index; ++a)
+    if (sc_fences_[a].epoch < sc_epoch_) psc_edge(a, index);
+  const view& before = sc_fences_[index].before;
+  for (const fenced_access& l : fenced_loads_)
+    if (position(l.x, l.store) < position(l.x, seen(before, l.x))) {
+      fence_sources(l.fences);
+      for (std::uint32_t a : sources_) psc_edge(a, index);
+    }
+  for (const fenced_access& w : fenced_stores_)
+    if (position(w.x, w.store) <= position(w.x, seen(before, w.x))) {
+      fence_sources(w.fences);
+      for (std::uint32_t a : sources_) psc_edge(a, index);
+    }
+  if (fences_of_.size() <= me) fences_of_.resize(me + 1);
+  fences_of_[me].push_back(index);
+  if (o.current.fences.size() <= me) o.current.fences.resize(me + 1, 0);
+  o.current.fences[me] = static_cast<std::uint32_t>(fences_of_[me].size());
+  // Published for the seq_cst accesses after it (positions only: the seq_cst
+  // order is not happens-before).
+  if (sc_fenced_.size() < o.current.size()) sc_fenced_.resize(o.current.size(), 0);
+  for (std::size_t x = 0; x < o.current.size(); ++x)
+    if (o.current[x] != 0 &&
+        position(static_cast<object_id>(x), o.current[x]) > position(static_cast<object_id>(x), sc_fenced_[x]))
+      sc_fenced_[x] = o.current[x];
 }
 
 std::uint32_t weak_memory::insert(object_id x, std::size_t at_position, const void* value, std::size_t size,
@@ -170,7 +277,11 @@ void weak_memory::load(object_id x, std::memory_order order, void* value, std::s
   // a seq_cst load also from the newest the seq_cst order has published for x
   // onwards. Choice 0 is the newest, k the k-th older.
   std::size_t oldest = position(x, seen(o.current, x));
-  if (order == std::memory_order_seq_cst) oldest = std::max<std::size_t>(oldest, position(x, seen(sc_, x)));
+  if (order == std::memory_order_seq_cst) {
+    sc_access();
+    oldest = std::max<std::size_t>(oldest, position(x, seen(sc_, x)));
+  }
+  if (!o.current.fences.empty()) oldest = std::max(oldest, psc_floor(x, o.current.fences));
   const std::size_t candidates = latest ? 1 : l.order.size() - oldest;
   std::uint64_t k = 0;
   if (candidates > 1) {
@@ -186,6 +297,10 @@ void weak_memory::load(object_id x, std::memory_order order, void* value, std::s
   last_.read = l.stores[store].event;
   read_from(next_event(me, o), x, store);
   if (k > 0) note(x, store, false, order);
+  if (!o.current.fences.empty()) {
+    psc_order(x, position(x, store), o.current.fences);
+    fenced_loads_.push_back({x, store, o.current.fences});
+  }
   raise(o.current, x, store);
   const view& message = locations_[x].stores[store].message;
   join(is_acquire(order) ? o.current : o.pending_acquire, message);
@@ -201,7 +316,9 @@ bool weak_memory::store(object_id x, std::memory_order order, const void* curren
   // x, never between a read-modify-write and the store it read; seq_cst
   // stores go last, so they stay totally ordered. Choice 0 appends.
   // Place k is the k-th such position counted back from the end.
-  const std::size_t oldest = order == std::memory_order_seq_cst ? l.order.size() - 1 : position(x, seen(o.current, x));
+  if (order == std::memory_order_seq_cst) sc_access();
+  std::size_t oldest = order == std::memory_order_seq_cst ? l.order.size() - 1 : position(x, seen(o.current, x));
+  if (!o.current.fences.empty()) oldest = std::max(oldest, psc_floor(x, o.current.fences));
   const auto allowed = [&](std::size_t p) { return !l.stores[l.order[p - 1]].read_by_rmw; };
   std::size_t places = 1;
   for (std::size_t p = l.order.size() - 1; p > oldest; --p) places += allowed(p) ? 1 : 0;
@@ -226,6 +343,10 @@ bool weak_memory::store(object_id x, std::memory_order order, const void* curren
   locations_[x].stores[store].event = next_event(me, o);
   last_.written = locations_[x].stores[store].event;
   if (!newest) note(x, store, true, order);
+  if (!o.current.fences.empty()) {
+    psc_order(x, position(x, store), o.current.fences);
+    fenced_stores_.push_back({x, store, o.current.fences});
+  }
   raise(o.current, x, store);
   message_of_store(o, x, is_release(order), store, locations_[x].stores[store].message);
   if (order == std::memory_order_seq_cst) raise(sc_, x, store);
@@ -238,6 +359,7 @@ void weak_memory::rmw(object_id x, std::memory_order order, const void* before, 
   const operation_id me = engine_.running();
   op_state& o = op(me);
   const bool sc = order == std::memory_order_seq_cst;
+  if (sc) sc_access();
   const std::uint32_t read = l.order.back();  // a read-modify-write reads the newest store
   last_read_ = read;
   const std::uint64_t event = next_event(me, o);
@@ -249,6 +371,7 @@ void weak_memory::rmw(object_id x, std::memory_order order, const void* before, 
     last_.pred = l.stores[read].event;
     last_.newest = true;
   }
+  if (!wrote && !o.current.fences.empty()) fenced_loads_.push_back({x, read, o.current.fences});
   raise(o.current, x, read);
   join(is_acquire(order) ? o.current : o.pending_acquire, l.stores[read].message);
   if (wrote) {
@@ -256,6 +379,7 @@ void weak_memory::rmw(object_id x, std::memory_order order, const void* before, 
     const std::uint32_t store = insert(x, l.order.size(), after, size, me, engine_.step_where());  // may move l.stores
     last_written_ = store;
     l.stores[store].event = event;
+    if (!o.current.fences.empty()) fenced_stores_.push_back({x, store, o.current.fences});  // last in mo: orders no fence yet
     raise(o.current, x, store);
     view& message = l.stores[store].message;
     message_of_store(o, x, is_release(order), store, message);
@@ -268,10 +392,7 @@ void weak_memory::fence(std::memory_order order) {
   record(weak_access::what::fence, order == std::memory_order_seq_cst, 0);
   op_state& o = op(engine_.running());
   if (is_acquire(order)) join(o.current, o.pending_acquire);
-  if (order == std::memory_order_seq_cst) {
-    join(o.current, sc_);
-    join(sc_, o.current);
-  }
+  if (order == std::memory_order_seq_cst) seq_cst_fence(o, engine_.running());
   if (is_release(order)) {
     o.release_fence = o.current;
     o.has_release_fence = true;

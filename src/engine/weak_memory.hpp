@@ -8,8 +8,9 @@
 // must not read behind (coherence). Each store keeps a message view: what an
 // acquirer learns by reading it (the storer's view for a release store or a
 // store after a release fence, the release sequence's for a read-modify-write).
-// seq_cst operations and fences meet in one global view, in the order the
-// engine runs them. Every choice (which store a load reads, where in mo a
+// seq_cst accesses meet in one global view, in the order the engine runs
+// them; seq_cst fences are ordered by the graph (psc_F, checked: sc_fence
+// below). Every choice (which store a load reads, where in mo a
 // store goes) is a recorded data choice of the engine, choice 0 being the
 // sequentially consistent one. docs/memory-model.md says what is modelled.
 #pragma once
@@ -72,8 +73,34 @@ class weak_memory {
 
  private:
   // A view: index = object id, value = index of a store in that location's
-  // `stores` (0, the initial store, when nothing newer is known).
-  using view = std::vector<std::uint32_t>;
+  // `stores` (0, the initial store, when nothing newer is known). `fences`
+  // travels with it along happens-before: by operation id, how many of that
+  // operation's seq_cst fences happen before (psc_F below).
+  struct view {
+    std::vector<std::uint32_t> at;
+    std::vector<std::uint32_t> fences;
+    view() = default;
+    view(const view&) = default;
+    view(view&&) noexcept = default;
+    view& operator=(view&&) noexcept = default;
+    // Copies are on the hot path (each release store's message), and most
+    // tests have no seq_cst fence: skip the empty `fences`.
+    view& operator=(const view& o) {
+      at = o.at;
+      if (!o.fences.empty() || !fences.empty()) [[unlikely]] fences = o.fences;
+      return *this;
+    }
+    ~view() = default;
+    std::size_t size() const noexcept { return at.size(); }
+    std::uint32_t& operator[](std::size_t x) { return at[x]; }
+    std::uint32_t operator[](std::size_t x) const { return at[x]; }
+    void resize(std::size_t n, std::uint32_t v) { at.resize(n, v); }
+    void clear() noexcept {
+      at.clear();
+      fences.clear();
+    }
+    bool empty() const noexcept { return at.empty() && fences.empty(); }
+  };
   struct store_record {
     unsigned char value[16];
     operation_id by = 0;  // 0: the location's value when the iteration first used it
@@ -116,6 +143,49 @@ class weak_memory {
   // Names the running operation's next atomic access for execution().
   std::uint64_t next_event(operation_id me, op_state& o);
   void read_from(std::uint64_t event, object_id x, std::uint32_t store);
+
+  // seq_cst fences (RC11's psc_F, Lahav et al. PLDI 2017): two fences F1, F2
+  // are ordered F1 before F2 when F1 hb;eco?;hb F2, and psc asks that order to
+  // be acyclic. Fences do not meet in the seq_cst view in the order they run
+  // (that made dpor run both orders of two fences, one graph twice). Instead
+  // the order is checked, as GenMC does: a load or a store that would close a
+  // cycle may not read or go that far back in mo (psc_floor). A seq_cst access
+  // between two fences in the run still orders them through the seq_cst view
+  // (sc_fenced_), as before.
+  struct sc_fence {
+    operation_id op = 0;
+    std::uint64_t epoch = 0;   // seq_cst accesses before it
+    view before;               // what its operation had seen at it (at) and the fences before it
+    std::vector<std::uint32_t> preds;  // fences ordered before it, by index in sc_fences_
+  };
+  // A load some seq_cst fence happens before, and the store it read; or a
+  // store some seq_cst fence happens before (kept apart from store_record, so
+  // that tests without seq_cst fences pay nothing for them).
+  struct fenced_access {
+    object_id x = 0;
+    std::uint32_t store = 0;
+    std::vector<std::uint32_t> fences;  // view::fences at the access
+  };
+  // The latest fence of each operation in `fences` (a view's), into out_.
+  void fence_sources(const std::vector<std::uint32_t>& fences);
+  // The oldest position in x's mo that an access after the fences `fences`
+  // may read or be placed after without a psc_F cycle: reading an older
+  // store, or going before it, would put a fence that follows one of them in
+  // psc before it.
+  std::size_t psc_floor(object_id x, const std::vector<std::uint32_t>& fences);
+  // An access after `fences` read (or was placed at) mo position `pos` of x:
+  // each fence whose own view held a newer store of x now follows them.
+  void psc_order(object_id x, std::size_t pos, const std::vector<std::uint32_t>& fences);
+  void psc_edge(std::uint32_t from, std::uint32_t to);
+  void seq_cst_fence(op_state& o, operation_id me);
+  void sc_access();  // a seq_cst access: fences before it in the run precede what follows
+  std::vector<sc_fence> sc_fences_;
+  std::vector<std::vector<std::uint32_t>> fences_of_;  // by operation: its seq_cst fences' indices
+  std::vector<fenced_access> fenced_loads_, fenced_stores_;
+  std::vector<std::uint32_t> sources_, reach_;         // scratch of psc_floor
+  std::vector<char> seen_fence_;
+  std::uint64_t sc_epoch_ = 0;
+  view sc_fenced_;  // seq_cst fences publish here; the next seq_cst access moves it into sc_
 
   engine& engine_;
   std::vector<location> locations_;  // index = object id

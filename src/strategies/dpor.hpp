@@ -219,8 +219,8 @@ class dpor_strategy final : public strategy {
   // Under rc11 (weak_): an iteration is one execution of the test, counted
   // once however many schedules produce it. The dependence between atomic
   // accesses (dpor_races.cpp) keeps most executions from being run twice;
-  // executions_ keeps the rest (seq_cst fences run in both orders) from being
-  // counted twice (docs/strategies.md, "dpor under rc11").
+  // executions_ keeps the rest (a seq_cst fence and a seq_cst access run in
+  // both orders) from being counted twice (docs/strategies.md, "dpor under rc11").
   bool weak_ = false;
   std::unordered_set<std::uint64_t> executions_;
   std::uint64_t repeated_ = 0;              // complete iterations that repeated an execution

@@ -21,9 +21,10 @@
 //
 // The count is still kept by name, not by construction as in GenMC's optimal
 // exploration (Kokologiannakis et al., "Truly Stateless, Optimal Dynamic
-// Partial Order Reduction", POPL 2022): where seq_cst fences order each other
-// in the seq_cst view, dpor runs both orders and may make one graph twice
-// (repeated_), which the verdict counts once.
+// Partial Order Reduction", POPL 2022): two seq_cst fences are checked on the
+// graph and not reordered, but where a seq_cst fence and a seq_cst access
+// meet in the seq_cst view, dpor runs both orders and may make one graph
+// twice (repeated_), which the verdict counts once.
 #include "strategies/dpor.hpp"
 
 namespace heddle::detail::dpor_impl {

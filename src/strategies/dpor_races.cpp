@@ -68,18 +68,25 @@ bool dpor_strategy::dependent(const footprint& a, const footprint& b) const {
 // - a load reads after the store it read (hb), and need not be reversed:
 //   with the load first it could only read what it may read already;
 // - two plain stores commute: whichever runs first, the second may be placed
-//   before or after it in mo;
+//   before or after it in mo; so do a seq_cst store and a later plain store
+//   (the plain store may still go before it; taking them as ordered hid the
+//   reversal of the seq_cst store with a fence after the plain store);
 // - seq_cst accesses also meet in the seq_cst view: a seq_cst store and a
 //   later seq_cst load or store of its location, and a seq_cst fence and any
-//   seq_cst access or fence, are dependent as in an interleaving; a plain
-//   store before a seq_cst store (which goes last in mo) races with it;
+//   seq_cst access, are dependent as in an interleaving; a plain store before
+//   a seq_cst store (which goes last in mo) races with it;
+// - two seq_cst fences commute: the model checks their order (psc_F) on the
+//   graph instead of taking it from the run (weak_memory.hpp, sc_fence), so
+//   either order leaves the same state, and a load after one of them may read
+//   exactly what the graph allows whichever ran first;
 // - a read-modify-write reads the newest store: dependent with every store
 //   and read-modify-write of its location, as a store with loads;
 // - other fences touch only their operation's views: independent.
 dpor_strategy::relation dpor_strategy::related(const footprint& a, const footprint& b) const {
   using w = weak_access::what;
   if (a.wk == w::fence || b.wk == w::fence) {
-    const bool both = (a.wk == w::fence && a.sc && b.sc) || (b.wk == w::fence && b.sc && a.sc);
+    if (a.wk == w::fence && b.wk == w::fence) return {};
+    const bool both = a.sc && b.sc;
     return {both, both};
   }
   if (a.object != b.object) return {};
@@ -91,7 +98,7 @@ dpor_strategy::relation dpor_strategy::related(const footprint& a, const footpri
     return {b.rf == a.wrote, false};
   }
   if (a.wk == w::rmw || b.wk == w::rmw || b.sc) return {true, true};
-  return {a.sc, false};
+  return {};
 }
 
 // Sleep sets under rc11: a sleeping atomic access stays asleep after a step
@@ -105,6 +112,7 @@ bool dpor_strategy::stays_asleep(footprint& sleeping, const footprint& b) const 
     if (!contains_name(sleeping.fresh, name)) sleeping.fresh.push_back(name);
   };
   if (sleeping.wk == w::fence || b.wk == w::fence) {
+    if (sleeping.wk == w::fence && b.wk == w::fence) return true;
     if (sleeping.wk == w::fence && sleeping.sc && b.sc) return false;
     // With the seq_cst fence first, a seq_cst store still goes last but a load
     // may read only less: the load stays asleep.
