@@ -7,8 +7,8 @@
 // that resumed it, so a resumption only has to give that operation a new
 // identity: a new record takes over the fiber (backend::move_slot), the
 // pending point and the waits, and the old record finishes. That costs a
-// record, not a fiber (3 to 5 decisions today: writing a fresh record per
-// resumption is most of it; docs/performance.md, "Tasks").
+// record, not a fiber (about 3 decisions today, of which this function is
+// the larger part; docs/performance.md, "Tasks").
 //
 // Contract: `op` has started and has not finished. Objects the old operation
 // owns (a mutex it holds) keep naming it: a thread mutex held across a
