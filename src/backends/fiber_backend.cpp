@@ -172,7 +172,10 @@ void fiber_backend::begin_iteration(operation_main main, void* engine) {
 }
 
 fiber_backend::slot& fiber_backend::at(std::size_t index) {
-  if (index >= slots_.size()) slots_.resize(index + 1);
+  // Grown by doubling: a task program moves its fibers to a new slot at
+  // every resumption (move_slot), one slot more each time.
+  if (index >= slots_.size()) slots_.resize(std::max(index + 1, 2 * slots_.size()));
+  if (index >= slots_used_) slots_used_ = index + 1;
   return slots_[index];
 }
 
@@ -236,25 +239,41 @@ void fiber_backend::abandon(std::size_t index) {
 // The fiber keeps serving its old slot number in its loop (make_fiber): when
 // the operation, now `to`, finishes, the fiber parks into slot `from`, which
 // nothing else uses again in the iteration, and end_iteration() finds it there.
+//
+// A task program calls this at every resumption of a coroutine: the common
+// case (a slot not used yet, no thread-local storage kept) is a few stores.
 void fiber_backend::move_slot(std::size_t from, std::size_t to) {
-  at(std::max(from, to));
+  const std::size_t top = std::max(from, to);
+  if (top >= slots_.size()) [[unlikely]] at(top);
+  if (top >= slots_used_) slots_used_ = top + 1;
   slot& source = slots_[from];
   slot& target = slots_[to];
   target.created = true;
+#ifdef HEDDLE_FIBER_JUMP
+  // Boost's move-assignment, without its swap and its test of what it
+  // destroys, when there is nothing to destroy (`to` is a fresh slot).
+  if (raw_context(target.context) == nullptr) [[likely]]
+    raw_context(target.context) = std::exchange(raw_context(source.context), nullptr);
+  else
+    target.context = std::move(source.context);
+#else
   target.context = std::move(source.context);  // empty when `from` is the running one
+#endif
   target.stack_bottom = source.stack_bottom;
   target.stack_size = source.stack_size;
-  target.thread_storage = std::move(source.thread_storage);
+  // Empty unless thread-local storage is kept per operation.
+  if (storage_bytes_ != 0) target.thread_storage = std::move(source.thread_storage);
 }
 
 void fiber_backend::end_iteration() {
-  for (std::size_t i = 1; i < slots_.size(); ++i) {
+  for (std::size_t i = 1; i < slots_used_; ++i) {
     slot& s = slots_[i];
     // Every operation has finished (or was abandoned, its fiber leaked):
     // what is left in a slot is a parked fiber.
     if (s.created && s.context) idle_.push_back({std::move(s.context), s.stack_bottom, s.stack_size});
     s.created = false;
   }
+  slots_used_ = 1;
   for (ctx::stack_context& sc : retired_) pool_.deallocate(sc);
   retired_.clear();
 }

@@ -215,6 +215,9 @@ class fiber_backend final : public backend {
 
   stack_pool& pool_;  // this thread's, shared with later runs
   std::vector<slot> slots_;
+  // Slots below this one were used in the iteration (at()): end_iteration()
+  // looks no further.
+  std::size_t slots_used_ = 1;
   // Stacks of finished operations kept out of the pool until the iteration
   // ends (while a race detector listens; fiber_backend.cpp).
   std::vector<boost::context::stack_context> retired_;

@@ -7,8 +7,8 @@
 // that resumed it, so a resumption only has to give that operation a new
 // identity: a new record takes over the fiber (backend::move_slot), the
 // pending point and the waits, and the old record finishes. That costs a
-// record, not a fiber (3 to 5 decisions today: writing a fresh record per
-// resumption is most of it; docs/performance.md, "Tasks").
+// record, not a fiber (about 3 decisions today, of which this function is
+// the larger part; docs/performance.md, "Tasks").
 //
 // Contract: `op` has started and has not finished. Objects the old operation
 // owns (a mutex it holds) keep naming it: a thread mutex held across a
@@ -50,7 +50,26 @@ operation_id engine::renew(operation_id old, std::uint32_t chain) {
     for (operation_id& w : objects_[o].waiters)
       if (w == old) w = id;
   const bool listed = from.status == op_status::enabled || (from.status == op_status::blocked && from.deadline);
-  if (listed) unlist_enabled(old);
+  if (listed) {
+    // unlist_enabled(old) then list_enabled(to), in one pass: `to` has the
+    // highest id, so its entry goes last, and the entries after old's move
+    // down by one.
+    const std::size_t last = enabled_.size() - 1;
+    for (std::size_t i = from.listed_at; i < last; ++i) {
+      enabled_[i] = enabled_[i + 1];
+      ops_[enabled_[i].id].listed_at = static_cast<std::uint32_t>(i);
+    }
+    // pending_of(to), in place: `to` is not a timed wait unless blocked with a deadline.
+    pending_operation& p = enabled_[last];
+    p.id = id;
+    p.chain = to.chain;
+    p.parent = old;
+    p.point = to.point;
+    p.object = to.object;
+    p.timed = to.status == op_status::blocked;  // listed and blocked: it has a deadline
+    p.lock = to.lock;
+    to.listed_at = static_cast<std::uint32_t>(last);
+  }
   from.status = op_status::finished;
   from.point = point_kind::finish;
   from.lock = false;
@@ -58,7 +77,6 @@ operation_id engine::renew(operation_id old, std::uint32_t chain) {
   from.deadline.reset();
   from.self = 0;
   from.waiting_on.clear();
-  if (listed) list_enabled(to);  // the highest id: appended
   backend_.move_slot(old, id);
   // What the old operation has seen, the new one has (race detector, rc11 views).
   const operation_id was_running = running_;

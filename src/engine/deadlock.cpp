@@ -20,10 +20,7 @@ struct {
 }  // namespace
 
 void engine::detect_deadlock() {
-  bool all_finished = true;
-  for (operation_id id = 1; id < op_count_; ++id)
-    all_finished = all_finished && ops_[id].status == op_status::finished;
-  if (all_finished) {
+  if (unfinished_ == 0) {
     if (watch_ != nullptr) watch_->at_end(iteration_end::finished);
     return;
   }

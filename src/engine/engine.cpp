@@ -136,6 +136,7 @@ weak_memory& engine::weak_memory_state() {
 void engine::reset() {
   if (weak_memory_) weak_memory_->clear();
   op_count_ = 1;  // slot 0 is the scheduler
+  unfinished_ = 0;
   object_count_ = 1;
   if (ops_.empty()) ops_.resize(1);
   if (objects_.empty()) objects_.resize(1);
@@ -203,6 +204,7 @@ std::string engine::describe_object(object_id id) const {
 operation_id engine::spawn(std::function<void()> body, std::string name, relation rel,
                            operation_id of) {
   const operation_id id = op_count_++;
+  ++unfinished_;
   if (id == ops_.size()) ops_.emplace_back();
   operation& op = ops_[id];
   op.id = id;
@@ -261,6 +263,7 @@ std::size_t engine::operation_entry(void* self, std::size_t slot) {
 std::size_t engine::finish_running() {
   const operation_id me = running_;
   ops_[me].status = op_status::finished;
+  --unfinished_;
   ops_[me].point = point_kind::finish;
   add_lock_points(-static_cast<int>(ops_[me].lock));
   ops_[me].lock = false;

@@ -405,6 +405,10 @@ class engine {
   std::vector<object_state> objects_;  // index = object id; 0 unused
   operation_id op_count_ = 1;
   object_id object_count_ = 1;
+  // Operations of the iteration not finished (abandoned ones included): the
+  // end of an iteration asks this instead of looking at every record, of
+  // which a task program has one per resumption (renew).
+  operation_id unfinished_ = 0;
   std::vector<pending_operation> enabled_;  // see list_enabled() for its invariant
   // Operations paused at a lock point (operation::lock): while there are
   // none, decide() offers the enabled set as it is without looking.

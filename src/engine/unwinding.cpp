@@ -87,12 +87,14 @@ void engine::report(bug_kind kind, std::string message, source_position where, b
 
 void engine::unwind_all() {
   unwinding_ = true;
+  if (unfinished_ == 0) return;  // nothing to unwind, nothing abandoned
   for (operation_id id = op_count_ - 1; id >= 1; --id) {
     operation& op = ops_[id];
     if (op.status == op_status::finished || op.abandoned) continue;
     if (!op.started) {
       op.body = nullptr;  // its captures are destroyed here, with models inert
       op.status = op_status::finished;
+      --unfinished_;
       unlist_enabled(id);
       continue;
     }

@@ -38,14 +38,17 @@ struct iteration_tasks {
 };
 thread_local iteration_tasks tasks_state;
 
-iteration_tasks& current() {
-  if (tasks_state.epoch != control.epoch) {
-    tasks_state.epoch = control.epoch;
-    tasks_state.completions = 0;
-    tasks_state.spawned.clear();
-    tasks_state.root_of.clear();
-    tasks_state.held.clear();
-  }
+[[gnu::noinline]] void start_iteration() {
+  tasks_state.epoch = control.epoch;
+  tasks_state.completions = 0;
+  tasks_state.spawned.clear();
+  tasks_state.root_of.clear();
+  tasks_state.held.clear();
+}
+
+// Inline: renew() asks at every resumption.
+inline iteration_tasks& current() {
+  if (tasks_state.epoch != control.epoch) [[unlikely]] start_iteration();
   return tasks_state;
 }
 
@@ -65,7 +68,8 @@ operation_id renew(operation_id op, std::uint32_t chain) {
   iteration_tasks& it = current();
   const operation_id id = controller().renew(op, chain);
   if (op < it.root_of.size() && it.root_of[op] != nullptr) {
-    if (it.root_of.size() <= id) it.root_of.resize(id + 1, nullptr);
+    // Grown by doubling: every resumption of a task is a new, higher id.
+    if (it.root_of.size() <= id) it.root_of.resize(std::max<std::size_t>(id + 1, 2 * it.root_of.size()), nullptr);
     task_core* root = std::exchange(it.root_of[op], nullptr);
     it.root_of[id] = root;
     if (!root->finished.stale()) root->finished.set_owner(id);
