@@ -307,7 +307,10 @@ recorded_annotations annotations_of(const iteration_outcome& o) {
   a.operation_names = o.operation_names;
   a.objects.reserve(o.objects.size());
   for (const object_state& s : o.objects) a.objects.emplace_back(s.kind, s.owner);
-  a.found = o.found;
+  if (o.found) {
+    a.found_operation = o.found->operation;
+    a.found_operation_name = o.found->operation_name;
+  }
   a.weak_notes = o.weak_notes;
   a.woken = o.woken;
   a.notes = o.notes;
@@ -361,9 +364,9 @@ timeline make_timeline(std::string label, const trace& t, const recorded_annotat
   for (const auto& [step, op] : o.woken)
     if (step < tl.steps.size() && tl.steps[step].woke == step_record::woke_several) tl.steps[step].woken.push_back(op);
   // Such a run still knows the name of the operation its bug is in.
-  if (o.found && o.found->operation >= 1 && o.found->operation <= tl.operation_names.size() &&
-      tl.operation_names[o.found->operation - 1].empty())
-    tl.operation_names[o.found->operation - 1] = o.found->operation_name;
+  if (o.found_operation >= 1 && o.found_operation <= tl.operation_names.size() &&
+      tl.operation_names[o.found_operation - 1].empty())
+    tl.operation_names[o.found_operation - 1] = o.found_operation_name;
   // rc11's notes in words, once the operations' names are known. A stale
   // read's newest store prints as the value the read itself saw is typed.
   for (const weak_note& n : o.weak_notes) {

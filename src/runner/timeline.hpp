@@ -73,7 +73,11 @@ struct recorded_annotations {
   std::vector<std::string> operation_names;                   // index = operation id
   std::vector<std::pair<object_kind, operation_id>> objects;  // index = object id: kind, owner
   std::vector<std::pair<std::uint64_t, operation_id>> woken;  // iteration_outcome::woken
-  std::optional<bug> found;
+  // Of the bug, the operation it was found in (0: none) and that operation's
+  // name: all a timeline takes from it (a copy of the whole bug would be three
+  // more allocations on the bug path, issue 14).
+  operation_id found_operation = 0;
+  std::string found_operation_name;
   std::vector<weak_note> weak_notes;  // rc11: stale reads and stores placed early
   std::vector<std::pair<std::uint64_t, std::string>> notes;  // iteration_outcome::notes
 };
