@@ -105,17 +105,25 @@ class recording_allocator {
 fiber_backend::fiber_backend(std::size_t stack_size) : pool_(stack_pool::for_this_thread(stack_size)) {}
 
 fiber_backend::fiber_backend(stack_pool& pool, bool own_thread_state)
-    : pool_(pool), own_thread_state_(own_thread_state), in_fork_child_(own_thread_state) {}
+    : pool_(pool), own_thread_state_(own_thread_state), in_fork_child_(own_thread_state) {
+  unusual_switch_ = in_fork_child_ || announced_;
+}
+
+void fiber_backend::switch_unusually(std::size_t from, std::size_t to) {
+  if (in_fork_child_) return switch_in_fork_child(from, to);
+  switch_fiber<true>(from, to);
+}
 
 void fiber_backend::switch_in_fork_child(std::size_t from, std::size_t to) {
   if (to == 0 && has_scheduler_hook()) call_scheduler_hook();
-  if (!own_thread_state_) return switch_fiber(from, to);
+  if (!own_thread_state_) return announced_ ? switch_fiber<true>(from, to) : switch_fiber(from, to);
   // Kept in this fiber's frame while others run.
   eh_globals* const eh = __cxa_get_globals();
   const eh_globals saved_eh = *eh;
   const int saved_errno = errno;
   if (storage_bytes_ != 0) save_thread_storage(from);
-  switch_fiber(from, to);
+  if (announced_) switch_fiber<true>(from, to);
+  else switch_fiber(from, to);
   // Resumed: this fiber's slot is `from` again.
   if (storage_bytes_ != 0) restore_thread_storage(from);
   errno = saved_errno;
@@ -203,15 +211,17 @@ void fiber_backend::make_fiber(std::size_t index) {
   if (hb != nullptr && retired_.capacity() < index + 1) retired_.reserve(2 * (index + 1));
   s.context = ctx::fiber(std::allocator_arg, recording_allocator(pool_, retired_, s.stack_bottom, s.stack_size),
                          [this, index](ctx::fiber&& caller) {
-    fiber_switch::finish(nullptr, &slots_[from_].stack_bottom, &slots_[from_].stack_size);
+    if (announced_) fiber_switch::finish(nullptr, &slots_[from_].stack_bottom, &slots_[from_].stack_size);
     if (caller) slots_[from_].context = std::move(caller);
     for (std::size_t serving = index;; serving = assigned_) {
       fresh_thread_state();
       const std::size_t next = main_(engine_, serving);
-#ifndef HEDDLE_ASAN_FIBERS
-      // Returns when create() hands this parked fiber another operation.
-      switch_now(serving, next);
-#else
+      if (!announced_) {
+        // Returns when create() hands this parked fiber another operation.
+        // The fiber ends when destroyed while parked (forced unwind).
+        switch_now(serving, next);
+        continue;
+      }
       // Under AddressSanitizer the fiber ends with its operation instead: ASan
       // loses track of a fiber resumed for another operation (it takes the
       // fiber's stack for the thread's and skips the clean-up an exception
@@ -220,11 +230,7 @@ void fiber_backend::make_fiber(std::size_t index) {
       from_ = serving;
       fiber_switch::start(nullptr, slots_[next].stack_bottom, slots_[next].stack_size);
       return std::move(slots_[next].context);
-#endif
     }
-#ifndef HEDDLE_ASAN_FIBERS
-    return ctx::fiber{};  // not reached: the fiber ends when destroyed while parked (forced unwind)
-#endif
   });
 }
 

@@ -35,7 +35,9 @@
 // (finish), so ASan knows which stack is live: without it, an exception
 // unwinding a fiber, or a fiber's first frames, look like stack-buffer
 // overflows to it. Boost.Context does this itself only for its ucontext
-// implementation; Debian's is fcontext.
+// implementation; Debian's is fcontext. "Under AddressSanitizer" is decided
+// when the backend is made: this library built with it, or a program built
+// with it that links this library (fiber_switch::announced()).
 #if defined(__SANITIZE_ADDRESS__)
 #define HEDDLE_ASAN_FIBERS 1
 #elif defined(__has_feature)
@@ -45,6 +47,18 @@
 #endif
 #ifdef HEDDLE_ASAN_FIBERS
 #include <sanitizer/common_interface_defs.h>
+#else
+// A test built with -fsanitize=address may link this library built without
+// it: the ASan runtime is in the process all the same, and it must be told of
+// every switch or it reports false stack-buffer-overflows in the fibers (an
+// exception unwinding one, a stack reused). Its fiber interface, weak: null
+// unless the process has ASan.
+extern "C" {
+__attribute__((weak)) void __sanitizer_start_switch_fiber(void** fake_stack_save, const void* bottom,
+                                                          std::size_t size);
+__attribute__((weak)) void __sanitizer_finish_switch_fiber(void* fake_stack_save, const void** bottom_old,
+                                                           std::size_t* size_old);
+}
 #endif
 
 namespace heddle::detail {
@@ -85,21 +99,26 @@ extern "C" __attribute__((visibility("hidden"))) boost::context::detail::transfe
 namespace heddle::detail {
 
 namespace fiber_switch {
-// Announces a switch to the stack [bottom, bottom + size). `fake_stack` keeps
-// the leaving fiber's fake stack for its return; null says it never returns.
-inline void start([[maybe_unused]] void** fake_stack, [[maybe_unused]] const void* bottom,
-                  [[maybe_unused]] std::size_t size) noexcept {
+// Whether switches are announced to AddressSanitizer: always when this
+// library is built with it, else when the process has ASan's runtime.
+inline bool announced() noexcept {
 #ifdef HEDDLE_ASAN_FIBERS
-  __sanitizer_start_switch_fiber(fake_stack, bottom, size);
+  return true;
+#else
+  return &__sanitizer_start_switch_fiber != nullptr && &__sanitizer_finish_switch_fiber != nullptr;
 #endif
 }
 
-// Acknowledges arrival; reports the stack we came from.
-inline void finish([[maybe_unused]] void* fake_stack, [[maybe_unused]] const void** from_bottom,
-                   [[maybe_unused]] std::size_t* from_size) noexcept {
-#ifdef HEDDLE_ASAN_FIBERS
+// Announces a switch to the stack [bottom, bottom + size). `fake_stack` keeps
+// the leaving fiber's fake stack for its return; null says it never returns.
+// Only where announced().
+inline void start(void** fake_stack, const void* bottom, std::size_t size) noexcept {
+  __sanitizer_start_switch_fiber(fake_stack, bottom, size);
+}
+
+// Acknowledges arrival; reports the stack we came from. Only where announced().
+inline void finish(void* fake_stack, const void** from_bottom, std::size_t* from_size) noexcept {
   __sanitizer_finish_switch_fiber(fake_stack, from_bottom, from_size);
-#endif
 }
 }  // namespace fiber_switch
 
@@ -120,7 +139,7 @@ class fiber_backend final : public backend {
   // without a virtual call or another frame (docs/design.md).
   void switch_now(std::size_t from, std::size_t to) {
     if (to >= slots_.size() || !slots_[to].created) [[unlikely]] create(to);
-    if (in_fork_child_) [[unlikely]] return switch_in_fork_child(from, to);
+    if (unusual_switch_) [[unlikely]] return switch_unusually(from, to);
     switch_fiber(from, to);
   }
   void abandon(std::size_t slot) override;
@@ -135,24 +154,28 @@ class fiber_backend final : public backend {
   void on_scheduler_resumed(void (*hook)(void*), void* argument) noexcept override {
     backend::on_scheduler_resumed(hook, argument);
     in_fork_child_ = hook != nullptr || own_thread_state_;
+    unusual_switch_ = in_fork_child_ || announced_;
   }
 
  private:
+  // The switch; announced to AddressSanitizer when `announce` (a constant at
+  // each call: the decision path's copy has no test).
+  template <bool announce = false>
   void switch_fiber(std::size_t from, std::size_t to) {
     from_ = from;
     void* fake_stack = nullptr;
-    fiber_switch::start(&fake_stack, slots_[to].stack_bottom, slots_[to].stack_size);
+    if constexpr (announce) fiber_switch::start(&fake_stack, slots_[to].stack_bottom, slots_[to].stack_size);
 #ifdef HEDDLE_FIBER_JUMP
     // fiber::resume(), with heddle_jump_fcontext for Boost's jump_fcontext.
     void* const target = std::exchange(raw_context(slots_[to].context), nullptr);
     const boost::context::detail::transfer_t back = heddle_jump_fcontext(target, nullptr);
     // Resumed: `from_` now names whoever switched to us.
-    fiber_switch::finish(fake_stack, &slots_[from_].stack_bottom, &slots_[from_].stack_size);
+    if constexpr (announce) fiber_switch::finish(fake_stack, &slots_[from_].stack_bottom, &slots_[from_].stack_size);
     if (back.fctx != nullptr) store_continuation(from_, back.fctx);
 #else
     boost::context::fiber back = std::move(slots_[to].context).resume();
     // Resumed: `from_` now names whoever switched to us.
-    fiber_switch::finish(fake_stack, &slots_[from_].stack_bottom, &slots_[from_].stack_size);
+    if constexpr (announce) fiber_switch::finish(fake_stack, &slots_[from_].stack_bottom, &slots_[from_].stack_size);
     if (back) slots_[from_].context = std::move(back);
 #endif
   }
@@ -177,7 +200,8 @@ class fiber_backend final : public backend {
   }
 #endif
   // The switch when the hook or own_thread_state is set (the fork server's
-  // child), out of the in-process path.
+  // child), or under AddressSanitizer, out of the in-process path.
+  void switch_unusually(std::size_t from, std::size_t to);
   void switch_in_fork_child(std::size_t from, std::size_t to);
   // An operation starts on a fiber: a new thread's errno and exception state
   // (and thread-local storage).
@@ -231,6 +255,10 @@ class fiber_backend final : public backend {
   std::size_t from_ = 0;
   bool own_thread_state_ = false;
   bool in_fork_child_ = false;  // own_thread_state_ or a hook
+  // Switches are announced to AddressSanitizer (fiber_switch::announced()),
+  // and then a fiber ends with its operation (make_fiber).
+  const bool announced_ = fiber_switch::announced();
+  bool unusual_switch_ = announced_;  // in_fork_child_ or announced_
   std::vector<thread_storage_block> storage_;
   std::size_t storage_bytes_ = 0;  // the blocks' sizes summed
   bool started_any_ = false;       // an operation has started: the next gets fresh storage
