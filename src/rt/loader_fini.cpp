@@ -46,16 +46,22 @@ void run_destructors(const dl_phdr_info& info) {
   if (fini != 0) reinterpret_cast<destructor>(fini)();
 }
 
-// The libraries libdw needs (the symbolizer opens it in the fork server):
-// their destructors free memory and nothing else, whoever else uses them.
-bool is_libdw_dependency(const char* path) noexcept {
+// Whether the file name of `path` (after its last '/') starts with one of `prefixes`.
+template <std::size_t n>
+bool named_as(const char* path, const std::string_view (&prefixes)[n]) noexcept {
   if (path == nullptr) return false;
   const char* slash = std::strrchr(path, '/');
   const std::string_view name = slash != nullptr ? slash + 1 : path;
-  static constexpr std::string_view libraries[] = {"libz.so.", "liblzma.so.", "libbz2.so.", "libzstd.so."};
-  for (const std::string_view prefix : libraries)
+  for (const std::string_view prefix : prefixes)
     if (name.substr(0, prefix.size()) == prefix) return true;
   return false;
+}
+
+// The libraries libdw needs (the symbolizer opens it in the fork server):
+// their destructors free memory and nothing else, whoever else uses them.
+bool is_libdw_dependency(const char* path) noexcept {
+  static constexpr std::string_view libraries[] = {"libz.so.", "liblzma.so.", "libbz2.so.", "libzstd.so."};
+  return named_as(path, libraries);
 }
 
 bool is_runtime(const dl_phdr_info& info) noexcept {
@@ -128,17 +134,12 @@ void prepare_runtime_fini() {
 }
 
 bool is_runtime_object(const char* path) noexcept {
-  if (path == nullptr) return false;
-  const char* slash = std::strrchr(path, '/');
-  const std::string_view name = slash != nullptr ? slash + 1 : path;
   // The C library and the loader, the C++ runtime, and what libheddle-rt needs.
   static constexpr std::string_view runtime[] = {
       "libc.so.",    "libm.so.",          "libpthread.so.", "libdl.so.",      "librt.so.",
       "ld-linux",    "linux-vdso.so.",    "libstdc++.so.",  "libgcc_s.so.",   "libatomic.so.",
       "libfmt.so.",  "libboost_context.", "libdw.so.",      "libelf.so.",     "libheddle-rt.so"};
-  for (const std::string_view prefix : runtime)
-    if (name.substr(0, prefix.size()) == prefix) return true;
-  return false;
+  return named_as(path, runtime);
 }
 
 void loader_fini() {
