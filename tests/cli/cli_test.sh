@@ -3,6 +3,7 @@
 #
 #   cli_test.sh CASE HEDDLE BANK_ACCOUNT BANK_ACCOUNT_FIXED CRASH_EXAMPLE WORK_DIR PLAIN_DIR HANG_EXAMPLE
 #               VERDICT_EXAMPLE PLAIN_GTEST INSTRUMENTED_PROGRAM BENIGN_RACE BENIGN_RACE_SUPPRESSIONS
+#               TASK_ACCOUNT TASK_ACCOUNT_FIXED
 #
 # PLAIN_DIR holds plain_abba_deadlock, plain_hang_in_read and their _fixed
 # twins, plain_many_steps, plain_spurious_wakeup_in_if and
@@ -18,7 +19,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/../lib/check.sh"
 
 script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 case_name=$1 heddle=$2 buggy=$3 fixed=$4 crashing=$5 work=$6 plain_dir=$7 hanging=$8 verdicts=${9:-} plain_gtest=${10:-} instrumented=${11:-}
-benign_race=${12:-} benign_race_supp=${13:-}
+benign_race=${12:-} benign_race_supp=${13:-} task_buggy=${14:-} task_fixed=${15:-}
 plain=$plain_dir/plain_abba_deadlock
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 
@@ -181,6 +182,39 @@ PY
       expect_stderr "): bug reproduced"
       expect_stderr "bug reproduced: assertion: assertion failed: balance >= 0"
     done
+    ;;
+
+  task_test_finds_the_same_bug_with_any_number_of_workers_and_replays_it)
+    # Coroutine tasks through the CLI (examples/task_account.cpp, a lost
+    # update across a co_await): for each strategy, one process and two
+    # workers find the bug at the same iteration and save the same trace,
+    # which replays; the fixed twin passes 2,000 iterations on two workers.
+    for strategy in random pct:3 pctt:2 portfolio; do
+      name=${strategy//:/}
+      for workers in 0 2; do
+        run "$heddle" test "$task_buggy" --iterations 2000 --strategy $strategy --seed 17 --parallel $workers \
+          --out out-$name-$workers --json-out $name-$workers.json
+        expect_exit 1
+        expect_stderr "assertion failed: shared.balance + withdrawn == 100"
+      done
+      python3 - $name-0.json $name-2.json <<'PY' || fail "$strategy: two workers report another bug than one process"
+import json, sys
+a, b = (json.load(open(p))["tests"][0] for p in sys.argv[1:])
+assert a["bug"]["kind"] == "assertion", a["bug"]
+assert a["bug"]["file"].endswith("task_account.cpp"), a["bug"]
+for f in ["status", "iteration", "bug"]:
+    assert a.get(f) == b.get(f), (f, a.get(f), b.get(f))
+PY
+      trace=out-$name-0/task_account.concurrent_withdrawals/bug-1.json
+      cmp "$trace" out-$name-2/task_account.concurrent_withdrawals/bug-1.json ||
+        fail "$strategy: two workers saved another trace than one process"
+      run "$heddle" replay "$trace"
+      expect_exit 1
+      expect_stderr "bug reproduced: assertion: assertion failed: shared.balance + withdrawn == 100"
+    done
+    run "$heddle" test "$task_fixed" --iterations 2000 --parallel 2
+    expect_exit 0
+    expect_stdout "passed: no bug in 2000 iterations"
     ;;
 
   iteration_numbers_agree_everywhere)
