@@ -52,6 +52,12 @@ struct statistics {
   // runs every atomic as seq_cst, so those were checked on sequentially
   // consistent interleavings only, not on the reorderings weaker orders allow.
   std::uint64_t weak_order_iterations = 0;
+  // Under rc11: iterations that relied on atomic orders weaker than seq_cst in
+  // a process with no code built with heddle-cc/heddle-c++. heddle explored
+  // those orders for the atomics, but it does not see plain (non-atomic)
+  // memory there, so a plain access ordered only through them (a data race
+  // under the C++ memory model) was not checked.
+  std::uint64_t plain_unseen_iterations = 0;
   // Spurious wake-ups and compare-exchange failures an exhaustive strategy
   // did not explore because the same call site had one in that schedule.
   std::uint64_t bounded_choices = 0;
@@ -94,6 +100,7 @@ struct iteration_record {
   bool hit_max_steps = false;
   bool bug = false;
   bool weak_order = false;  // an atomic named an order weaker than seq_cst
+  bool plain_unseen = false;  // see statistics::plain_unseen_iterations
 };
 
 // A bug report, formatted the first time it is read (src/runner/report_text.cpp):

@@ -157,6 +157,7 @@ void engine::reset() {
   outcome_.woken.clear();
   outcome_.hit_max_steps = false;
   outcome_.weak_order = false;
+  outcome_.relaxed_atomics = false;
   outcome_.weak_notes.clear();
   outcome_.notes.clear();
   outcome_.stopped.reset();

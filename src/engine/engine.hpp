@@ -146,6 +146,9 @@ struct iteration_outcome {
   // heddle ran it as seq_cst, so the iteration covered only sequentially
   // consistent behaviour of it.
   bool weak_order = false;
+  // rc11: an atomic operation or fence named an order weaker than seq_cst
+  // (explored as such; statistics::plain_unseen_iterations).
+  bool relaxed_atomics = false;
   std::vector<weak_note> weak_notes;  // rc11: stale reads and stores placed early, by step
   // rc11: the identity of the iteration's rf and mo (weak_memory::execution), 0 under sc.
   std::uint64_t weak_execution = 0;
@@ -242,6 +245,7 @@ class engine {
   void set_call_pc(std::uintptr_t pc) noexcept { ops_[running_].pc = pc; }
   // An atomic operation with an order weaker than seq_cst ran (iteration_outcome::weak_order).
   void note_weak_order() noexcept { outcome_.weak_order = true; }
+  void note_relaxed_atomics() noexcept { outcome_.relaxed_atomics = true; }
   // rc11: a note on the running operation's current step (weak_note); none
   // when it has no step of its own this turn.
   void note_weak(weak_note note) {

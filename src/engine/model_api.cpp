@@ -11,6 +11,7 @@
 
 #include "backends/fiber_backend.hpp"  // eh_globals, __cxa_get_globals
 #include "engine/engine.hpp"
+#include "engine/instrumented_code.hpp"
 #include "engine/weak_memory.hpp"
 #include "heddle/atomic.hpp"
 #include "heddle/explore.hpp"
@@ -226,10 +227,21 @@ void state_hash(std::uint64_t value) noexcept {
 // Under rc11 heddle::atomic explores what weaker orders allow (weak_memory.cpp),
 // so only an sc run narrows its verdict here; push-button atomics
 // (rt/tsan_runtime.cpp) run as seq_cst under either model and note it there.
+// Under rc11 the iteration notes that it relied on weaker orders: without
+// instrumented code, the plain memory they order is not seen.
 void detail::note_weak_order() noexcept {
   engine* e = engine::current();
-  if (e != nullptr && e->running() != 0 && e->config().memory_model == heddle::memory_model::sc) e->note_weak_order();
+  if (e == nullptr || e->running() == 0) return;
+  if (e->config().memory_model == heddle::memory_model::sc) e->note_weak_order();
+  else e->note_relaxed_atomics();
 }
+
+namespace {
+std::atomic<bool> instrumented_code_started{false};
+}  // namespace
+
+void detail::note_instrumented_code() noexcept { instrumented_code_started.store(true, std::memory_order_relaxed); }
+bool detail::instrumented_code() noexcept { return instrumented_code_started.load(std::memory_order_relaxed); }
 
 void detail::note_value_seen(std::uint64_t bits, value_kind kind) noexcept {
   if (engine* e = engine::current()) e->note_value_seen(bits, kind);

@@ -14,6 +14,7 @@
 // else goes to tsan_runtime.cpp with the caller's pc.
 #include <cstdint>
 
+#include "engine/instrumented_code.hpp"
 #include "rt/tsan_runtime.hpp"
 
 #define HEDDLE_TSAN_API extern "C" __attribute__((visibility("default"), used))
@@ -86,7 +87,10 @@ HEDDLE_TSAN_API void __tsan_func_exit() {
 }
 
 // Every instrumented module's constructor calls this first.
-HEDDLE_TSAN_API void __tsan_init() { heddle::rt::tsan::install(); }
+HEDDLE_TSAN_API void __tsan_init() {
+  heddle::detail::note_instrumented_code();  // plain memory is seen (verdict caveats)
+  heddle::rt::tsan::install();
+}
 
 HEDDLE_TSAN_API void __tsan_ignore_thread_begin() {
   if (heddle::rt::tsan::hooks_active()) heddle::rt::tsan::ignore_begin();

@@ -1,5 +1,6 @@
 #include "runner/statistics.hpp"
 
+#include "engine/instrumented_code.hpp"
 #include "engine/schedule_hash.hpp"
 
 #include <algorithm>
@@ -135,6 +136,7 @@ iteration_record make_record(std::uint64_t index, const iteration_outcome& outco
   r.hit_max_steps = outcome.hit_max_steps;
   r.bug = outcome.found.has_value();
   r.weak_order = outcome.weak_order;
+  r.plain_unseen = outcome.relaxed_atomics && !detail::instrumented_code();
   // The outcome keeps the objects only with a bug; the engine that ran the
   // iteration still has them until the next one begins. An iteration without
   // an atomic or a variable (most tests of locks, all of yields) has nothing
@@ -173,6 +175,7 @@ void statistics_accumulator::add(const iteration_record& r) {
   stats_.memory_steps += r.memory_steps;
   stats_.buggy_iterations += r.bug ? 1 : 0;
   stats_.weak_order_iterations += r.weak_order ? 1 : 0;
+  stats_.plain_unseen_iterations += r.plain_unseen ? 1 : 0;
   pending_.push_back({r.schedule_hash, r.end_state, r.has_end_state});
   if (pending_.size() == batch) keep_pending();
 }
@@ -214,6 +217,7 @@ void merge(statistics& a, const statistics& b) {
   a.races_suppressed += b.races_suppressed;
   a.buggy_iterations += b.buggy_iterations;
   a.weak_order_iterations += b.weak_order_iterations;
+  a.plain_unseen_iterations += b.plain_unseen_iterations;
   a.bounded_choices += b.bounded_choices;
   a.max_steps = std::max(a.max_steps, b.max_steps);
   a.max_enabled = std::max(a.max_enabled, b.max_enabled);

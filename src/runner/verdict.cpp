@@ -43,6 +43,15 @@ std::vector<std::string> statistics::caveats() const {
                               weak_order_iterations == iterations ? fmt::format("all {}", plural(iterations, "iteration"))
                                                                   : fmt::format("{} of {}", weak_order_iterations,
                                                                                 plural(iterations, "iteration"))));
+  if (plain_unseen_iterations > 0)
+    out.push_back(fmt::format("{} relied on atomic orders weaker than seq_cst, explored under RC11 for the atomics; "
+                              "plain (non-atomic) memory is not seen in code not built with heddle-cc/heddle-c++, "
+                              "so a plain access ordered only through those atomics (a data race under the C++ "
+                              "memory model) was not checked (build the test with heddle-c++, or make the data it "
+                              "publishes atomic)",
+                              plain_unseen_iterations == iterations
+                                  ? fmt::format("all {}", plural(iterations, "iteration"))
+                                  : fmt::format("{} of {}", plain_unseen_iterations, plural(iterations, "iteration"))));
   if (bounded_choices > 0)
     out.push_back(fmt::format("spurious wake-ups and compare-exchange failures were explored once per call site in "
                               "each schedule ({} more were left at their usual outcome)",

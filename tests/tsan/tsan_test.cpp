@@ -303,6 +303,8 @@ TEST(tsan_races, rc11_publication_orders_through_the_store_read) {
   const auto ordered = publication(publish, consume, 1, rc11);
   EXPECT_FALSE(ordered.bug) << ordered.report;
   EXPECT_EQ(ordered.stats.weak_order_iterations, 0u);  // explored as weak, not run as seq_cst
+  EXPECT_EQ(ordered.stats.plain_unseen_iterations, 0u);  // instrumented: plain memory is seen
+  EXPECT_TRUE(ordered.stats.caveats().empty()) << testing::PrintToString(ordered.stats.caveats());
   const auto unfenced = publication(publish_fenced, consume_fenced, 0, rc11);
   ASSERT_TRUE(unfenced.bug);
   EXPECT_EQ(unfenced.bug->kind, heddle::bug_kind::data_race);

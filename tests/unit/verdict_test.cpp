@@ -69,6 +69,36 @@ TEST(verdict, acquire_release_counts_as_weaker_than_seq_cst_too) {
   EXPECT_EQ(fence.stats.weak_order_iterations, 10u);
 }
 
+// Under rc11 the flag's relaxed orders are explored, but `value` is plain
+// memory, which heddle does not see in a test not built with heddle-c++: the
+// relaxed publication is a data race under the C++ memory model that this
+// run cannot report, so the pass says plain memory was not checked. With
+// seq_cst atomics there is nothing to say.
+TEST(verdict, rc11_pass_of_relaxed_atomics_without_instrumented_code_says_plain_memory_was_not_checked) {
+  heddle::options o = quiet("dpor");
+  o.memory_model = heddle::memory_model::rc11;
+  const heddle::result relaxed =
+      heddle::explore(o, [] { double_checked(std::memory_order_relaxed, std::memory_order_relaxed); });
+  ASSERT_FALSE(relaxed.bug) << relaxed.report;
+  EXPECT_TRUE(relaxed.stats.exhausted);
+  EXPECT_EQ(relaxed.stats.plain_unseen_iterations, relaxed.stats.iterations);
+  EXPECT_EQ(relaxed.stats.weak_order_iterations, 0u);
+  const std::vector<std::string> caveats = relaxed.stats.caveats();
+  ASSERT_EQ(caveats.size(), 1u) << testing::PrintToString(caveats);
+  EXPECT_NE(caveats[0].find("all " + std::to_string(relaxed.stats.iterations) +
+                            " iterations relied on atomic orders weaker than seq_cst"),
+            std::string::npos)
+      << caveats[0];
+  EXPECT_NE(caveats[0].find("plain (non-atomic) memory is not seen"), std::string::npos) << caveats[0];
+  EXPECT_NE(caveats[0].find("build the test with heddle-c++"), std::string::npos) << caveats[0];
+
+  const heddle::result seq_cst =
+      heddle::explore(o, [] { double_checked(std::memory_order_seq_cst, std::memory_order_seq_cst); });
+  ASSERT_FALSE(seq_cst.bug) << seq_cst.report;
+  EXPECT_EQ(seq_cst.stats.plain_unseen_iterations, 0u);
+  EXPECT_TRUE(seq_cst.stats.caveats().empty()) << testing::PrintToString(seq_cst.stats.caveats());
+}
+
 TEST(verdict, seq_cst_double_checked_locking_is_verified_without_qualification) {
   const heddle::result r =
       heddle::explore(quiet("dpor"), [] { double_checked(std::memory_order_seq_cst, std::memory_order_seq_cst); });
