@@ -68,13 +68,12 @@ bool dpor_strategy::dependent(const footprint& a, const footprint& b) const {
 // - a load reads after the store it read (hb), and need not be reversed:
 //   with the load first it could only read what it may read already;
 // - two plain stores commute: whichever runs first, the second may be placed
-//   before or after it in mo; so do a seq_cst store and a later plain store
-//   (the plain store may still go before it; taking them as ordered hid the
-//   reversal of the seq_cst store with a fence after the plain store);
+//   before or after it in mo; so do a seq_cst store and a plain store in
+//   either order (a seq_cst store goes after the seq_cst stores only, so it
+//   may go before or after the plain store whichever ran first);
 // - seq_cst accesses also meet in the seq_cst view: a seq_cst store and a
 //   later seq_cst load or store of its location, and a seq_cst fence and any
-//   seq_cst access, are dependent as in an interleaving; a plain store before
-//   a seq_cst store (which goes last in mo) races with it;
+//   seq_cst access, are dependent as in an interleaving;
 // - two seq_cst fences commute: the model checks their order (psc_F) on the
 //   graph instead of taking it from the run (weak_memory.hpp, sc_fence), so
 //   either order leaves the same state, and a load after one of them may read
@@ -97,7 +96,7 @@ dpor_strategy::relation dpor_strategy::related(const footprint& a, const footpri
     if (both_sc) return {true, true};
     return {b.rf == a.wrote, false};
   }
-  if (a.wk == w::rmw || b.wk == w::rmw || b.sc) return {true, true};
+  if (a.wk == w::rmw || b.wk == w::rmw || both_sc) return {true, true};
   return {};
 }
 
@@ -114,8 +113,8 @@ bool dpor_strategy::stays_asleep(footprint& sleeping, const footprint& b) const 
   if (sleeping.wk == w::fence || b.wk == w::fence) {
     if (sleeping.wk == w::fence && b.wk == w::fence) return true;
     if (sleeping.wk == w::fence && sleeping.sc && b.sc) return false;
-    // With the seq_cst fence first, a seq_cst store still goes last but a load
-    // may read only less: the load stays asleep.
+    // With the seq_cst fence first, a load may read only less: it stays
+    // asleep. A seq_cst store is woken: run after it, the fence joins it.
     if (b.wk == w::fence && b.sc && sleeping.sc && sleeping.wk != w::load) return false;
     return true;
   }
@@ -129,7 +128,10 @@ bool dpor_strategy::stays_asleep(footprint& sleeping, const footprint& b) const 
       if (contains_name(sleeping.cands, b.pred) || contains_name(sleeping.fresh, b.pred)) add(b.wrote);
       break;
     case w::store:
-      if (b.wk == w::rmw || b.sc) add(b.wrote);
+      // Right after a read-modify-write, or (a seq_cst store) right after a
+      // seq_cst store: with this store first, those could only come after it.
+      // And right after a store placed after a fresh one, which is after it too.
+      if (b.wk == w::rmw || (b.sc && sleeping.sc) || contains_name(sleeping.fresh, b.pred)) add(b.wrote);
       break;
     case w::rmw:
       if (b.newest) add(b.wrote);
