@@ -130,11 +130,20 @@ bool dpor_strategy::stays_asleep(footprint& sleeping, const footprint& b) const 
     case w::store:
       // Right after a read-modify-write, or (a seq_cst store) right after a
       // seq_cst store: with this store first, those could only come after it.
-      // And right after a store placed after a fresh one, which is after it too.
-      if (b.wk == w::rmw || (b.sc && sleeping.sc) || contains_name(sleeping.fresh, b.pred)) add(b.wrote);
+      // So could the stores after those in mo: the ones already there when
+      // the seq_cst store went before them, and a store placed after a fresh
+      // one later.
+      if (b.wk == w::rmw || (b.sc && sleeping.sc) || contains_name(sleeping.fresh, b.pred)) {
+        if (b.after_count > weak_access::max_after) return false;
+        add(b.wrote);
+        for (std::uint32_t k = 0; k < b.after_count; ++k) add(b.after[k]);
+      }
       break;
     case w::rmw:
       if (b.newest) add(b.wrote);
+      // A seq_cst store placed before the newest: with this seq_cst
+      // read-modify-write first, it would have gone after it.
+      else if (b.sc && sleeping.sc) return false;
       break;
     default: break;
   }
