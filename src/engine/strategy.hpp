@@ -54,12 +54,6 @@ struct weak_access {
   std::uint64_t written = 0;  // store, rmw: the store made
   std::uint64_t pred = 0;     // store, rmw: the store right before it in mo when placed
   bool newest = false;        // store, rmw: placed last in mo
-  // store placed before newer ones (a seq_cst store may go before stores
-  // that are not seq_cst): the stores after it in mo, up to four, and how
-  // many there are (more than four: the strategy takes it as after anything).
-  static constexpr std::size_t max_after = 4;
-  std::uint32_t after_count = 0;
-  std::uint64_t after[max_after] = {};
 };
 
 struct decision_context {

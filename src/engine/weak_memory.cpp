@@ -349,14 +349,7 @@ bool weak_memory::store(object_id x, std::memory_order order, const void* curren
   last_written_ = store;
   locations_[x].stores[store].event = next_event(me, o);
   last_.written = locations_[x].stores[store].event;
-  if (!newest) {
-    note(x, store, true, order);
-    const location& placed = locations_[x];
-    for (std::size_t p = position(x, store) + 1; p < placed.order.size(); ++p) {
-      if (last_.after_count < weak_access::max_after) last_.after[last_.after_count] = placed.stores[placed.order[p]].event;
-      ++last_.after_count;
-    }
-  }
+  if (!newest) note(x, store, true, order);
   if (!o.current.fences.empty()) {
     psc_order(x, position(x, store), o.current.fences);
     fenced_stores_.push_back({x, store, o.current.fences});

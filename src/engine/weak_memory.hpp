@@ -208,7 +208,6 @@ class weak_memory {
     last_.object = x;
     last_.read = last_.written = last_.pred = 0;
     last_.newest = false;
-    last_.after_count = 0;
   }
 };
 

@@ -275,8 +275,6 @@ std::vector<footprint> dpor_strategy::propagated_sleep() const {
           f.wrote = seen.wrote;
           f.pred = seen.pred;
           f.newest = seen.newest;
-          f.after_count = seen.after_count;
-          std::copy(std::begin(seen.after), std::end(seen.after), std::begin(f.after));
           f.cands = seen.cands;
           f.global = f.global || seen.global;
         }
@@ -304,8 +302,6 @@ bool dpor_strategy::absorb_weak() {
   f.wrote = w.written;
   f.pred = w.pred;
   f.newest = w.newest;
-  f.after_count = w.after_count;
-  std::copy(std::begin(w.after), std::end(w.after), std::begin(f.after));
   if (w.kind != weak_access::what::fence) f.object = w.object;
   if (w.kind == weak_access::what::load && f.cands.empty()) f.cands.push_back(w.read);  // its only candidate
   if (made > 1) f.global = true;  // more than one access in a step: dependent with everything

@@ -67,8 +67,6 @@ struct footprint {
   std::uint64_t wrote = 0;  // store, rmw: the store made
   std::uint64_t pred = 0;   // store, rmw: placed right after this store in mo
   bool newest = false;      // store, rmw: placed last in mo
-  std::uint32_t after_count = 0;  // store: weak_access::after
-  std::uint64_t after[weak_access::max_after] = {};
   // A sleeping atomic access (sleep entries only): the stores made since it
   // was put to sleep that give it outcomes it has not explored: loads that
   // may read them, stores that may be placed right after them. Empty: it is

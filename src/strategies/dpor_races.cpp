@@ -129,15 +129,12 @@ bool dpor_strategy::stays_asleep(footprint& sleeping, const footprint& b) const 
       break;
     case w::store:
       // Right after a read-modify-write, or (a seq_cst store) right after a
-      // seq_cst store: with this store first, those could only come after it.
-      // So could the stores after those in mo: the ones already there when
-      // the seq_cst store went before them, and a store placed after a fresh
-      // one later.
-      if (b.wk == w::rmw || (b.sc && sleeping.sc) || contains_name(sleeping.fresh, b.pred)) {
-        if (b.after_count > weak_access::max_after) return false;
-        add(b.wrote);
-        for (std::uint32_t k = 0; k < b.after_count; ++k) add(b.after[k]);
-      }
+      // seq_cst store: with this store first, those could only come after it;
+      // and right after a store placed after a fresh one later. A seq_cst
+      // store placed before newer stores would make every place after those
+      // fresh too, which the names do not say: this store wakes wholly.
+      if (b.sc && sleeping.sc && !b.newest) return false;
+      if (b.wk == w::rmw || (b.sc && sleeping.sc) || contains_name(sleeping.fresh, b.pred)) add(b.wrote);
       break;
     case w::rmw:
       if (b.newest) add(b.wrote);
