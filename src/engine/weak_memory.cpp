@@ -313,11 +313,18 @@ bool weak_memory::store(object_id x, std::memory_order order, const void* curren
   const operation_id me = engine_.running();
   op_state& o = op(me);
   // Where in mo the store may go: after everything this operation has seen of
-  // x, never between a read-modify-write and the store it read; seq_cst
-  // stores go last, so they stay totally ordered. Choice 0 appends.
+  // x, never between a read-modify-write and the store it read. A seq_cst
+  // store also goes after the seq_cst stores of x (they stay totally ordered)
+  // and after what the seq_cst fences before it published, but it may go
+  // before a newer store that is not seq_cst: RC11 orders a seq_cst store
+  // only against seq_cst events (psc), and T1: x=1; y=1 || a=y; x=2 (seq_cst)
+  // may end with a=1 and x=1. Choice 0 appends.
   // Place k is the k-th such position counted back from the end.
-  if (order == std::memory_order_seq_cst) sc_access();
-  std::size_t oldest = order == std::memory_order_seq_cst ? l.order.size() - 1 : position(x, seen(o.current, x));
+  std::size_t oldest = position(x, seen(o.current, x));
+  if (order == std::memory_order_seq_cst) {
+    sc_access();
+    oldest = std::max<std::size_t>(oldest, position(x, seen(sc_, x)));
+  }
   if (!o.current.fences.empty()) oldest = std::max(oldest, psc_floor(x, o.current.fences));
   const auto allowed = [&](std::size_t p) { return !l.stores[l.order[p - 1]].read_by_rmw; };
   std::size_t places = 1;

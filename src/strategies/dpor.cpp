@@ -37,6 +37,7 @@ void dpor_strategy::begin_iteration(std::uint64_t, std::uint64_t) {
   sites_.begin_iteration();
   choices_ = 0;
   choices_by_op_.clear();
+  carried_ = no_step;
 }
 
 std::size_t dpor_strategy::next_operation(const decision_context& ctx) {
@@ -91,6 +92,8 @@ std::uint64_t dpor_strategy::next_value(const decision_context& ctx, const choic
                                  ctx.step, c.bound,
                                  d.data ? fmt::format("one below {}", d.offered) : "a scheduling decision"));
     ++depth_;
+    if (carried_ != no_step && !events_.empty() && stack_[carried_].explored.back() == events_.back().f.op)
+      carried_ = no_step;
     sites_.taken(c, d.value, false);
     note_choice(c, d.value);
     note_candidates(c);
@@ -113,6 +116,24 @@ std::uint64_t dpor_strategy::next_value(const decision_context& ctx, const choic
       }
       d.value = d.allowed.front();
     }
+  // A store whose operation a reversal put here to take given places
+  // (decision::carry): only those.
+  if (carried_ != no_step && !events_.empty() && stack_[carried_].explored.back() == events_.back().f.op) {
+    const decision& n = stack_[carried_];
+    carried_ = no_step;
+    if (weak_choice(c) && c.point == point_kind::write && c.names != nullptr) {
+      std::vector<std::uint64_t> keep;
+      for (std::uint64_t k = 0; k < bound; ++k)
+        if (n.place_allowed(c.names[k]) && (d.allowed.empty() ? true : contains_name(d.allowed, k))) keep.push_back(k);
+      if (keep.empty()) {
+        stop_ = fmt::format("step {}: every place of this store was explored already", ctx.step);
+        return stop;
+      }
+      d.allowed = std::move(keep);
+      d.at = 0;
+      d.value = d.allowed.front();
+    }
+  }
   const std::uint64_t value = d.value;
   note_candidates(c);
   stack_.push_back(std::move(d));
@@ -171,6 +192,8 @@ std::size_t dpor_strategy::take(const decision& d, const decision_context& ctx) 
     retry_[e.f.op] = {no_step, no_step};
   }
   events_.push_back(e);
+  // Its operation's next store takes the places this exploration carries.
+  if (weak_ && (!d.cur_any || !d.cur_skip.empty())) carried_ = depth_;
   last_schedule_ = depth_++;
   outcome_known_ = false;
   return index;
@@ -283,6 +306,7 @@ bool dpor_strategy::absorb_weak() {
   if (w.kind == weak_access::what::load && f.cands.empty()) f.cands.push_back(w.read);  // its only candidate
   if (made > 1) f.global = true;  // more than one access in a step: dependent with everything
   decision& d = stack_[e.node];
+  if (carried_ != no_step && stack_[carried_].explored.back() == f.op) carried_ = no_step;
   if (d.explored_fp.size() < d.explored.size()) d.explored_fp.resize(d.explored.size());
   d.explored_fp.back() = f;
   // A step whose operation was partly asleep must have taken a fresh outcome.
@@ -316,9 +340,14 @@ void dpor_strategy::backtrack() {
       for (operation_id op : d.backtrack)
         if (!contains(d.explored, op) && !d.asleep(op)) {
           d.explored.push_back(op);
+          d.begin(op);
           changed_ = stack_.size() - 1;
           return;
         }
+      if (d.reopen()) {
+        changed_ = stack_.size() - 1;
+        return;
+      }
     }
     stack_.pop_back();
   }

@@ -104,6 +104,79 @@ struct decision {
   // explores (those naming fresh stores), allowed[at] being the current one.
   std::vector<std::uint64_t> allowed;
   std::size_t at = 0;
+  // rc11, a schedule decision: the store placements that an operation
+  // explored here must take in its step (Optimal DPOR's wakeup sequences,
+  // as far as the store's place in mo). A race of a load with a later store
+  // that it could read adds the store's operation here with the place the
+  // store had ("right after" that name); anything else adds it unrestricted
+  // (`any`). An operation explored already with some places gets the others
+  // in a later exploration (backtrack()).
+  struct carry {
+    operation_id op = 0;
+    bool any = false;
+    std::vector<std::uint64_t> names;  // wanted
+    bool done_any = false;
+    std::vector<std::uint64_t> done;   // explored
+  };
+  std::vector<carry> carries;
+  // The places explored.back()'s step may take: all (but cur_skip) or cur_names.
+  bool cur_any = true;
+  std::vector<std::uint64_t> cur_names, cur_skip;
+  carry* carry_of(operation_id op) {
+    for (carry& c : carries)
+      if (c.op == op) return &c;
+    return nullptr;
+  }
+  // A reversal wants op here, taking place `name` (or any place).
+  void want(operation_id op, bool any_place, std::uint64_t name) {
+    carry* c = carry_of(op);
+    if (c == nullptr) {
+      // Explored already without a carry: it took every place.
+      if (std::find(explored.begin(), explored.end(), op) != explored.end()) return;
+      carries.push_back({op});
+      c = &carries.back();
+    }
+    if (any_place) c->any = true;
+    else if (std::find(c->names.begin(), c->names.end(), name) == c->names.end()) c->names.push_back(name);
+  }
+  // Starts exploring op here (first time): takes what it was wanted for.
+  void begin(operation_id op) {
+    carry* c = carry_of(op);
+    cur_skip.clear();
+    cur_names.clear();
+    cur_any = c == nullptr || c->any;
+    if (c == nullptr) return;
+    if (cur_any) c->done_any = true;
+    else cur_names = c->names;
+    c->done = c->names;
+  }
+  // An operation explored here that is wanted for places it has not taken:
+  // explores it again with those (true), or false.
+  bool reopen() {
+    for (carry& c : carries) {
+      if (c.done_any || std::find(explored.begin(), explored.end(), c.op) == explored.end()) continue;
+      cur_names.clear();
+      cur_skip.clear();
+      if (c.any) {
+        cur_any = true;
+        cur_skip = c.done;
+        c.done_any = true;
+      } else {
+        cur_any = false;
+        for (std::uint64_t n : c.names)
+          if (std::find(c.done.begin(), c.done.end(), n) == c.done.end()) cur_names.push_back(n);
+        if (cur_names.empty()) continue;
+        c.done.insert(c.done.end(), cur_names.begin(), cur_names.end());
+      }
+      explored.push_back(c.op);
+      return true;
+    }
+    return false;
+  }
+  bool place_allowed(std::uint64_t name) const {
+    auto has = [](const std::vector<std::uint64_t>& v, std::uint64_t x) { return std::find(v.begin(), v.end(), x) != v.end(); };
+    return cur_any ? !has(cur_skip, name) : has(cur_names, name);
+  }
   // op is wholly asleep (a sleeping atomic access with fresh outcomes is not).
   bool asleep(operation_id op) const {
     return std::any_of(sleep.begin(), sleep.end(), [op](const footprint& f) { return f.op == op && f.fresh.empty(); });
@@ -227,6 +300,9 @@ class dpor_strategy final : public strategy {
   std::uint64_t cut_ = 0;                   // iterations stopped as redundant (sleep sets)
   const weak_access* weak_src_ = nullptr;   // the engine's record of the last atomic access
   std::uint64_t weak_seq_ = 0;              // its seq when last read
+  // rc11: a schedule decision taken in this iteration whose operation must
+  // place its next store as decision::carry says (no_step: none).
+  std::size_t carried_ = no_step;
   std::uint64_t choices_ = 0;               // this iteration's other data choices, folded
   std::vector<std::uint32_t> choices_by_op_;  // by operation: its data choices so far
   bool exhausted_ = false;

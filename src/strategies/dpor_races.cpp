@@ -68,13 +68,12 @@ bool dpor_strategy::dependent(const footprint& a, const footprint& b) const {
 // - a load reads after the store it read (hb), and need not be reversed:
 //   with the load first it could only read what it may read already;
 // - two plain stores commute: whichever runs first, the second may be placed
-//   before or after it in mo; so do a seq_cst store and a later plain store
-//   (the plain store may still go before it; taking them as ordered hid the
-//   reversal of the seq_cst store with a fence after the plain store);
+//   before or after it in mo; so do a seq_cst store and a plain store in
+//   either order (a seq_cst store goes after the seq_cst stores only, so it
+//   may go before or after the plain store whichever ran first);
 // - seq_cst accesses also meet in the seq_cst view: a seq_cst store and a
 //   later seq_cst load or store of its location, and a seq_cst fence and any
-//   seq_cst access, are dependent as in an interleaving; a plain store before
-//   a seq_cst store (which goes last in mo) races with it;
+//   seq_cst access, are dependent as in an interleaving;
 // - two seq_cst fences commute: the model checks their order (psc_F) on the
 //   graph instead of taking it from the run (weak_memory.hpp, sc_fence), so
 //   either order leaves the same state, and a load after one of them may read
@@ -97,7 +96,7 @@ dpor_strategy::relation dpor_strategy::related(const footprint& a, const footpri
     if (both_sc) return {true, true};
     return {b.rf == a.wrote, false};
   }
-  if (a.wk == w::rmw || b.wk == w::rmw || b.sc) return {true, true};
+  if (a.wk == w::rmw || b.wk == w::rmw || both_sc) return {true, true};
   return {};
 }
 
@@ -114,8 +113,8 @@ bool dpor_strategy::stays_asleep(footprint& sleeping, const footprint& b) const 
   if (sleeping.wk == w::fence || b.wk == w::fence) {
     if (sleeping.wk == w::fence && b.wk == w::fence) return true;
     if (sleeping.wk == w::fence && sleeping.sc && b.sc) return false;
-    // With the seq_cst fence first, a seq_cst store still goes last but a load
-    // may read only less: the load stays asleep.
+    // With the seq_cst fence first, a load may read only less: it stays
+    // asleep. A seq_cst store is woken: run after it, the fence joins it.
     if (b.wk == w::fence && b.sc && sleeping.sc && sleeping.wk != w::load) return false;
     return true;
   }
@@ -129,10 +128,19 @@ bool dpor_strategy::stays_asleep(footprint& sleeping, const footprint& b) const 
       if (contains_name(sleeping.cands, b.pred) || contains_name(sleeping.fresh, b.pred)) add(b.wrote);
       break;
     case w::store:
-      if (b.wk == w::rmw || b.sc) add(b.wrote);
+      // Right after a read-modify-write, or (a seq_cst store) right after a
+      // seq_cst store: with this store first, those could only come after it;
+      // and right after a store placed after a fresh one later. A seq_cst
+      // store placed before newer stores would make every place after those
+      // fresh too, which the names do not say: this store wakes wholly.
+      if (b.sc && sleeping.sc && !b.newest) return false;
+      if (b.wk == w::rmw || (b.sc && sleeping.sc) || contains_name(sleeping.fresh, b.pred)) add(b.wrote);
       break;
     case w::rmw:
       if (b.newest) add(b.wrote);
+      // A seq_cst store placed before the newest: with this seq_cst
+      // read-modify-write first, it would have gone after it.
+      else if (b.sc && sleeping.sc) return false;
       break;
     default: break;
   }
@@ -160,8 +168,21 @@ void dpor_strategy::analyze() {
   auto hb_dep = [this](const footprint& a, const footprint& b) {
     return weak_step(a) && weak_step(b) ? related(a, b).hb : dependent(a, b);
   };
-  auto race_dep = [this](const footprint& a, const footprint& b) {
-    return weak_step(a) && weak_step(b) ? related(a, b).race : dependent(a, b);
+  // A load i and a later store j placed right after a store the load could
+  // not read (older than its coherence floor, so not among its candidates)
+  // do not race: with j first, the load still could not read j. That store
+  // must have existed when the load ran; one made after it could be the
+  // reason j went there.
+  auto race_dep = [this](std::size_t i, std::size_t j) {
+    const footprint& a = events_[i].f;
+    const footprint& b = events_[j].f;
+    if (!weak_step(a) || !weak_step(b)) return dependent(a, b);
+    if (!related(a, b).race) return false;
+    using w = weak_access::what;
+    if (a.wk != w::load || b.wk != w::store || (a.sc && b.sc) || contains_name(a.cands, b.pred)) return true;
+    for (std::size_t k = i + 1; k < j; ++k)
+      if (weak_step(events_[k].f) && events_[k].f.wrote == b.pred) return true;
+    return false;
   };
   // Earlier visible steps that may depend on step j, as far back as the
   // latest write to each of its objects: everything older on that object
@@ -226,7 +247,7 @@ void dpor_strategy::analyze() {
     const std::uint32_t* pre = pre_clock(j);
     cands.clear();
     candidates(j, [&](std::size_t i) {
-      if (i < j && events_[i].f.op != e.f.op && !before(i, pre) && race_dep(events_[i].f, e.f) &&
+      if (i < j && events_[i].f.op != e.f.op && !before(i, pre) && race_dep(i, j) &&
           std::find(cands.begin(), cands.end(), i) == cands.end())
         cands.push_back(i);
     });
@@ -270,20 +291,51 @@ void dpor_strategy::reverse(std::size_t i, std::size_t j) {
     if (first && !contains(initials, events_[u[x]].f.op)) initials.push_back(events_[u[x]].f.op);
   }
   decision& d = stack_[events_[i].node];
+  // What op's store must do when explored at d (decision::carry): when op's
+  // steps in u are the store j (after op's start, at most), racing with the
+  // load i that could read it, the place j had; otherwise any. The load does
+  // not change where j may go, so every place j had after it is a race of
+  // its own with that place, and a place j takes first that the load cannot
+  // read only repeats the load-first runs. Kept to plain stores with no
+  // seq_cst fence before them, whose places nothing the load does can change.
+  const auto carry = [&](operation_id op) {
+    if (!weak_) return;  // under sc every exploration takes every place: no carry kept
+    const footprint& a = events_[i].f;
+    const footprint& b = events_[j].f;
+    bool only_start = true;
+    for (std::size_t k : u)
+      if (k != j && events_[k].f.op == op && events_[k].f.kind != point_kind::start) only_start = false;
+    using w = weak_access::what;
+    bool any = op != b.op || !only_start || !weak_step(a) || !weak_step(b) || a.wk != w::load ||
+               b.wk != w::store || b.sc || !contains_name(a.cands, b.pred);
+    for (std::size_t k = 0; !any && k < j; ++k)
+      if (weak_step(events_[k].f) && events_[k].f.wk == w::fence && events_[k].f.sc) any = true;
+    d.want(op, any, b.pred);
+  };
   for (operation_id op : initials)
-    if (contains(d.backtrack, op) || d.asleep(op)) return;
+    if (d.asleep(op)) return;
+  for (operation_id op : initials)
+    if (contains(d.backtrack, op)) {
+      carry(op);
+      return;
+    }
   const operation_id mine = events_[j].f.op;
   if (contains(initials, mine) && d.offers(mine)) {
     d.backtrack.push_back(mine);
+    carry(mine);
     return;
   }
   for (operation_id op : initials)
     if (d.offers(op)) {
       d.backtrack.push_back(op);
+      carry(op);
       return;
     }
   for (const pending_operation& p : d.enabled)
-    if (!d.asleep(p.id) && !contains(d.backtrack, p.id)) d.backtrack.push_back(p.id);
+    if (!d.asleep(p.id) && !contains(d.backtrack, p.id)) {
+      d.backtrack.push_back(p.id);
+      if (weak_) d.want(p.id, true, 0);
+    }
 }
 
 }  // namespace heddle::detail::dpor_impl

@@ -174,6 +174,33 @@ TEST(litmus, sc_fences_ordered_through_modification_order_forbid_the_cycle) {
             (outcomes{{1, 0}, {1, 1}, {2, 1}}));
 }
 
+// A seq_cst store against an earlier relaxed store of the same location:
+// x=1; y=1 || a=y; x=2, the store of 2 seq_cst, with the final x. With y
+// relaxed, hb is po only: nothing orders x=1 before x=2, and psc (which needs
+// two seq_cst events on a cycle; there is one) is acyclic, so all four
+// (a, x) are allowed, (1, 1) included: x=2 goes before x=1 in mo although it
+// ran after it. With y release/acquire, a=1 gives Wx1 hb Wx2, and mo must
+// follow hb (coherence): (1, 1) is forbidden.
+outcome sc_store_after_a_relaxed_store(std::memory_order y_store, std::memory_order y_load) {
+  heddle::atomic<int> x{0}, y{0};
+  int a = -1;
+  heddle::thread t([&] {
+    x.store(1, rlx);
+    y.store(1, y_store);
+  });
+  heddle::thread u([&] {
+    a = y.load(y_load);
+    x.store(2, sc);
+  });
+  t.join();
+  u.join();
+  return outcome{a, x.load(rlx)};
+}
+TEST(litmus, a_seq_cst_store_may_go_before_a_relaxed_store_that_ran_earlier) {
+  EXPECT_EQ(explore_rc11([] { return sc_store_after_a_relaxed_store(rlx, rlx); }), (outcomes{{0, 1}, {0, 2}, {1, 1}, {1, 2}}));
+  EXPECT_EQ(explore_rc11([] { return sc_store_after_a_relaxed_store(rel, acq); }), (outcomes{{0, 1}, {0, 2}, {1, 2}}));
+}
+
 // MP: d=1; f=1 || r1=f; r2=d, with an optional fence before the flag's
 // store (writer) and after its load (reader).
 using fence_order = std::optional<std::memory_order>;
@@ -601,10 +628,10 @@ TEST(litmus_executions, lb_2_plus_2w_and_the_coherence_tests) {
               b.join();
               return outcome{r1, r2};
             }), (counts{6, 6}));
-  // CoWR: mo 0,1,2 with r1 in {1, 2}, or mo 0,2,1 with r1=1: 3. The fourth run
-  // is the reversal of (r1=x, x=2) with x=2 placed before x=1 in mo, which the
-  // sleeping load cannot read (coherence): sleep-set blocked, cut before it
-  // completes, counted in runs only.
+  // CoWR: mo 0,1,2 with r1 in {1, 2}, or mo 0,2,1 with r1=1: 3, one run
+  // each. x=2 placed before x=1 cannot be read by r1=x (coherence), so it
+  // does not race with the load, and the reversal of (r1=x, x=2) carries the
+  // place x=2 had (right after x=1): with x=2 first, the load reads it.
   EXPECT_EQ(counts_rc11([] {
               heddle::atomic<int> x{0};
               int r1 = -1;
@@ -616,7 +643,27 @@ TEST(litmus_executions, lb_2_plus_2w_and_the_coherence_tests) {
               a.join();
               b.join();
               return outcome{r1, x.load(rlx)};
-            }), (counts{3, 4}));
+            }), (counts{3, 3}));
+}
+// A seq_cst store against a relaxed store: rf of a times mo of x, 2 * 2 = 4
+// with y relaxed; with y release/acquire, a=1 fixes mo: 1 + 2 = 3. Three
+// stores of x, two of them seq_cst, one relaxed, nothing ordering them: RC11
+// allows every mo of the three (psc orders the two seq_cst stores by mo,
+// either way), 3! = 6, each a final value... (the outcome is the final x
+// only, so the count is what tells the six apart).
+TEST(litmus_executions, seq_cst_stores_among_relaxed_ones) {
+  EXPECT_EQ(counts_rc11([] { return sc_store_after_a_relaxed_store(rlx, rlx); }), (counts{4, 4}));
+  EXPECT_EQ(counts_rc11([] { return sc_store_after_a_relaxed_store(rel, acq); }), (counts{3, 3}));
+  EXPECT_EQ(counts_rc11([] {
+              heddle::atomic<int> x{0};
+              heddle::thread a([&] { x.store(1, sc); });
+              heddle::thread b([&] { x.store(2, rlx); });
+              heddle::thread c([&] { x.store(3, sc); });
+              a.join();
+              b.join();
+              c.join();
+              return outcome{x.load(rlx)};
+            }), (counts{6, 6}));
 }
 // CoRR2: mo of x is 0, then 1 and 2 either way (2); each reader's two loads
 // go forward in it over three stores (3+2+1 = 6 pairs each): 2 * 6 * 6 = 72.
