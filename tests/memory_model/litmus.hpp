@@ -46,8 +46,11 @@ inline dpor_run explore_dpor_rc11(const std::function<outcome()>& body) {
   EXPECT_TRUE(r) << r.report;
   EXPECT_TRUE(r.stats.exhausted) << r.verdict();
   EXPECT_TRUE(r.stats.schedules_are_executions);
+  // Tests of atomics alone, in a binary not built with heddle-c++: plain
+  // memory is not seen, which the verdict says when weaker orders were used.
   EXPECT_EQ(r.verdict(), "passed: explored all " + std::to_string(r.stats.schedules) + " execution" +
-                             (r.stats.schedules == 1 ? "" : "s") + ", verified under RC11");
+                             (r.stats.schedules == 1 ? "" : "s") + ", verified under RC11" +
+                             (r.stats.plain_unseen_iterations > 0 ? " for atomics only" : ""));
   run.executions = r.stats.schedules;
   run.runs = r.stats.iterations;
   return run;

@@ -91,12 +91,16 @@ TEST(verdict, rc11_pass_of_relaxed_atomics_without_instrumented_code_says_plain_
       << caveats[0];
   EXPECT_NE(caveats[0].find("plain (non-atomic) memory is not seen"), std::string::npos) << caveats[0];
   EXPECT_NE(caveats[0].find("build the test with heddle-c++"), std::string::npos) << caveats[0];
+  EXPECT_EQ(relaxed.verdict(), "passed: explored all " + std::to_string(relaxed.stats.schedules) +
+                                   " executions, verified under RC11 for atomics only");
 
   const heddle::result seq_cst =
       heddle::explore(o, [] { double_checked(std::memory_order_seq_cst, std::memory_order_seq_cst); });
   ASSERT_FALSE(seq_cst.bug) << seq_cst.report;
   EXPECT_EQ(seq_cst.stats.plain_unseen_iterations, 0u);
   EXPECT_TRUE(seq_cst.stats.caveats().empty()) << testing::PrintToString(seq_cst.stats.caveats());
+  EXPECT_EQ(seq_cst.verdict(), "passed: explored all " + std::to_string(seq_cst.stats.schedules) +
+                                   " executions, verified under RC11");
 }
 
 TEST(verdict, seq_cst_double_checked_locking_is_verified_without_qualification) {
