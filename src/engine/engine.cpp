@@ -115,7 +115,7 @@ const iteration_outcome& engine::run(strategy& s, const std::function<void()>& b
   if (ops_.capacity() > operation_room) [[unlikely]] operation_room = ops_.capacity();
   if (outcome_.found || outcome_.stopped) {
     outcome_.operation_names.clear();
-    for (operation_id id = 1; id < op_count_; ++id) outcome_.operation_names.push_back(ops_[id].name);
+    for (operation_id id = 1; id < op_count_; ++id) outcome_.operation_names.push_back(name_of(id));
     outcome_.objects.assign(objects_.begin(), objects_.begin() + object_count_);
     for (auto& o : outcome_.objects) o.waiters.clear();
   }
@@ -188,7 +188,7 @@ object_id engine::register_object(object_kind kind) {
 
 std::string engine::describe_operation(operation_id id) const {
   if (id == 0 || id >= op_count_) return fmt::format("operation {}", id);
-  const std::string& name = ops_[id].name;
+  const std::string& name = name_of(id);
   return name.empty() ? fmt::format("operation {}", id) : fmt::format("operation {} ({})", id, name);
 }
 
@@ -211,6 +211,8 @@ operation_id engine::spawn(std::function<void()> body, std::string name, relatio
   op.parent = running_;
   op.chain = (rel == relation::continuation && of != 0 && of < id) ? ops_[of].chain : id;
   op.name = std::move(name);
+  op.name_from = id;
+  op.follower = 0;
   op.status = op_status::enabled;
   op.started = false;
   op.unwind_requested = false;
@@ -517,6 +519,37 @@ inline void engine::at_point(point_kind kind, object_id object, const std::sourc
   p.object = object;
   p.timed = false;
   p.lock = lock;
+  reschedule(true);
+}
+
+// renew(running_, chain), then at_point(kind, object, where): the new record's
+// point and its enabled entry are written once, from the arguments, and the
+// decision path is compiled in as for point(). While the iteration unwinds
+// nothing resumes any more, so there is no new operation: only the point's
+// unwinding rule applies.
+[[gnu::flatten]] void engine::renew_at_point(std::uint32_t chain, point_kind kind, object_id object,
+                                             const std::source_location& where) {
+  if (running_ == 0) [[unlikely]] return;
+  if (unwinding_) [[unlikely]] return at_point(kind, object, where, 0, false, true);
+  const operation_id id = continue_as<true>(running_, chain);
+  running_ = id;
+  operation& op = ops_[id];
+  op.status = op_status::enabled;
+  op.point = kind;
+  op.mode = wait_mode::none;
+  op.object = object;
+  op.where = where;
+  op.pc = !names_no_place(where) ? 0 : interposed_call_pc(id);
+  op.deadline.reset();
+  if (op.lock) [[unlikely]] {  // the first point after a lock point
+    add_lock_points(-1);
+    op.lock = false;
+  }
+  pending_operation& p = enabled_[op.listed_at];
+  p.point = kind;
+  p.object = object;
+  p.timed = false;
+  p.lock = false;
   reschedule(true);
 }
 
