@@ -97,7 +97,9 @@ inline operation_id engine::continue_as(operation_id old, std::uint32_t chain) {
   from.follower = 0;
   if (fibers_ != nullptr) [[likely]] fibers_->move_slot_now(old, id);
   else backend_.move_slot(old, id);
-  if (hb != nullptr || control.weak_memory) [[unlikely]] continuation_sees(old, id);
+  // config_, not control.weak_memory (the same flag, set by run()): this
+  // thread-local's access would make the compiler save registers around it.
+  if (hb != nullptr || config_.memory_model == memory_model::rc11) [[unlikely]] continuation_sees(old, id);
   return id;
 }
 

@@ -34,6 +34,11 @@ struct iteration_tasks {
   std::vector<object_id> held;
 };
 thread_local iteration_tasks tasks_state;
+// The iteration (epoch) in which a task last held an object (async_hold):
+// while it is not the running one, no owner follows a renewal. A plain
+// thread-local, read on every task switch without tasks_state's
+// initialization guard.
+thread_local std::uint32_t held_epoch = 0;
 
 [[gnu::noinline]] void start_iteration() {
   tasks_state.epoch = control.epoch;
@@ -62,19 +67,20 @@ engine& controller() { return *engine::current(); }
 // task an operation runs from its start follows it in the engine:
 // engine::set_follower.)
 [[gnu::noinline]] void follow_held_objects(operation_id op, operation_id id) {
+  if (unwinding()) return;  // nothing resumes any more
   const iteration_tasks& it = current();
   for (object_id o : it.held)
     if (control.objects[o].owner == op) control.objects[o].owner = id;
 }
 inline void follow_held(operation_id op, operation_id id) {
-  if (!tasks_state.held.empty()) [[unlikely]] follow_held_objects(op, id);  // a stale list is cleared there
+  if (held_epoch == control.epoch) [[unlikely]] follow_held_objects(op, id);
 }
 
 // engine::renew, keeping the owners of held objects current.
 operation_id renew(operation_id op, std::uint32_t chain) {
   if (unwinding()) return op;  // nothing resumes any more
   const operation_id id = controller().renew(op, chain);
-  follow_held(op, id);
+  follow_held(op, id);  // not unwinding
   return id;
 }
 
@@ -87,7 +93,7 @@ void renew_running(std::uint32_t chain) { renew(control.running, chain); }
   engine& e = controller();
   // Before the decision, which may let others look at the owners. The
   // continuation's id is the next one (operation_count()).
-  if (!unwinding()) follow_held(control.running, e.operation_count());
+  follow_held(control.running, e.operation_count());
   e.renew_at_point(chain, kind, object, loc);
 }
 
@@ -354,6 +360,7 @@ void async_hold(const resource& r) {
   if (!in_control() || control.running == 0) return;
   r.set_owner(control.running);
   current().held.push_back(r.id());
+  held_epoch = control.epoch;
 }
 
 void async_unhold(const resource& r) noexcept {
