@@ -11,7 +11,7 @@
 //
 // That is on the path of every task switch, so it writes only what differs
 // from the old record and what a reader of the new one needs: the name is
-// shared (operation::name_from), not copied; the task the operation runs is
+// shared (operation::start), not copied; the task the operation runs is
 // followed by the engine (operation::follower), not looked up by the runtime;
 // the fiber slot moves inline. A yield or a co_await of a completed task
 // renews the running operation and takes a decision at once
@@ -25,6 +25,9 @@
 #include "engine/weak_memory.hpp"
 
 namespace heddle::detail {
+
+// Two cache lines: a task program writes one record per coroutine resumption.
+static_assert(sizeof(operation) == 128);
 
 operation_id engine::renew(operation_id old, std::uint32_t chain) {
   const operation_id id = continue_as<false>(old, chain);

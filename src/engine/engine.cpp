@@ -136,6 +136,7 @@ weak_memory& engine::weak_memory_state() {
 void engine::reset() {
   if (weak_memory_) weak_memory_->clear();
   op_count_ = 1;  // slot 0 is the scheduler
+  start_count_ = 0;
   unfinished_ = 0;
   object_count_ = 1;
   if (ops_.empty()) ops_.resize(1);
@@ -210,15 +211,13 @@ operation_id engine::spawn(std::function<void()> body, std::string name, relatio
   op.id = id;
   op.parent = running_;
   op.chain = (rel == relation::continuation && of != 0 && of < id) ? ops_[of].chain : id;
-  op.name = std::move(name);
-  op.name_from = id;
+  op.start = new_start(std::move(name), std::move(body));
   op.follower = 0;
   op.status = op_status::enabled;
   op.started = false;
   op.unwind_requested = false;
   op.abandoned = false;
   op.abort_in_flight = false;
-  op.body = std::move(body);
   op.self = register_object(object_kind::operation);
   objects_[op.self].owner = id;
   op.point = point_kind::start;
@@ -245,7 +244,7 @@ std::size_t engine::operation_entry(void* self, std::size_t slot) {
       (*e.root_body_)();
     } else {
       // Moved onto this operation's stack, so its captures die here, under control.
-      std::function<void()> body = std::move(e.ops_[slot].body);
+      std::function<void()> body = std::move(e.starts_[e.ops_[slot].start].body);
       body();
     }
   } catch (const iteration_abort&) {

@@ -86,12 +86,17 @@ struct alignas(64) operation {
   // runs from its start, so that the task's object names the operation now
   // running it. 0: none.
   object_id follower = 0;
-  // The operation whose `name` is this one's: itself, or for a continuation
-  // (renew) the operation it goes on from, whose name it shares instead of
-  // copying the string at every resumption (engine::name_of).
-  operation_id name_from = 0;
-  std::string name;            // meaningful when name_from == id
-  std::function<void()> body;  // empty for operation 1, which runs the test body
+  // Its name and body, in engine::starts_: written by spawn() (and a name
+  // by set_name), shared by the continuations of one coroutine (renew), so a
+  // resumption copies an index, not a string, and the record stays two
+  // cache lines.
+  std::uint32_t start = 0;
+};
+
+// What spawn() gives an operation besides its record (operation::start).
+struct operation_start {
+  std::string name;
+  std::function<void()> body;  // empty for operation 1, which runs the test body, and once started
 };
 
 // One decision as the engine keeps it: the trace step, plus who ran (for data
@@ -230,12 +235,10 @@ class engine {
   void join(operation_id op, const std::source_location& where);
   bool finished(operation_id op) const;
   bool current_finished() const noexcept { return running_ != 0 && ops_[running_].status == op_status::finished; }
-  void set_name(std::string name) {
-    ops_[running_].name = std::move(name);
-    ops_[running_].name_from = running_;
-  }
+  // Names the running operation (and its continuations, not its predecessors).
+  void set_name(std::string name) { ops_[running_].start = new_start(std::move(name), nullptr); }
   // An operation's name (shared by the continuations of one coroutine, renew).
-  const std::string& name_of(operation_id id) const noexcept { return ops_[ops_[id].name_from].name; }
+  const std::string& name_of(operation_id id) const noexcept { return starts_[ops_[id].start].name; }
 
   // --- continuations (the task runtime, src/runtime/task_runtime.cpp) ---
   // Operation `op`, the running one or a blocked one, goes on as a new
@@ -433,6 +436,17 @@ class engine {
   // Records are reused across iterations: only the first op_count_ operations
   // and object_count_ objects belong to the running iteration.
   std::vector<operation> ops_;  // index = operation id; 0 unused (the scheduler)
+  // Names and bodies (operation::start); the first start_count_ belong to the
+  // running iteration.
+  std::vector<operation_start> starts_;
+  std::uint32_t start_count_ = 0;
+  std::uint32_t new_start(std::string name, std::function<void()> body) {
+    const std::uint32_t k = start_count_++;
+    if (k == starts_.size()) starts_.emplace_back();
+    starts_[k].name = std::move(name);
+    starts_[k].body = std::move(body);
+    return k;
+  }
   std::vector<object_state> objects_;  // index = object id; 0 unused
   operation_id op_count_ = 1;
   object_id object_count_ = 1;

@@ -37,7 +37,7 @@ inline operation_id engine::continue_as(operation_id old, std::uint32_t chain) {
   to.chain = chain != 0 ? chain : from.chain;
   to.self = from.self;
   to.follower = from.follower;
-  to.name_from = from.name_from;
+  to.start = from.start;
   to.woken_by = from.woken_by;
   to.reason = from.reason;
   to.started = true;
@@ -45,7 +45,6 @@ inline operation_id engine::continue_as(operation_id old, std::uint32_t chain) {
   to.abandoned = false;
   to.abort_in_flight = false;
   to.lock = from.lock;
-  if (to.body) [[unlikely]] to.body = nullptr;  // a record of an earlier iteration's unstarted operation
   objects_[to.self].owner = id;
   if (to.follower != 0) objects_[to.follower].owner = id;
   if constexpr (!running) {

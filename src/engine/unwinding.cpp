@@ -92,7 +92,7 @@ void engine::unwind_all() {
     operation& op = ops_[id];
     if (op.status == op_status::finished || op.abandoned) continue;
     if (!op.started) {
-      op.body = nullptr;  // its captures are destroyed here, with models inert
+      starts_[op.start].body = nullptr;  // its captures are destroyed here, with models inert
       op.status = op_status::finished;
       --unfinished_;
       unlist_enabled(id);
