@@ -102,11 +102,14 @@ class recording_allocator {
 
 }  // namespace
 
-fiber_backend::fiber_backend(std::size_t stack_size) : pool_(stack_pool::for_this_thread(stack_size)) {}
+fiber_backend::fiber_backend(std::size_t stack_size) : pool_(stack_pool::for_this_thread(stack_size)) {
+  slots_ = std::move(spare_slots());
+}
 
 fiber_backend::fiber_backend(stack_pool& pool, bool own_thread_state)
     : pool_(pool), own_thread_state_(own_thread_state), in_fork_child_(own_thread_state) {
   unusual_switch_ = in_fork_child_ || announced_;
+  slots_ = std::move(spare_slots());
 }
 
 void fiber_backend::switch_unusually(std::size_t from, std::size_t to) {
@@ -170,7 +173,20 @@ void fiber_backend::fresh_thread_state() noexcept {
   started_any_ = true;
 }
 
-fiber_backend::~fiber_backend() = default;
+std::vector<fiber_backend::slot>& fiber_backend::spare_slots() {
+  thread_local std::vector<slot> spare;
+  return spare;
+}
+
+fiber_backend::~fiber_backend() {
+  // Only a clean table (every iteration ended: no fiber, no slot marked
+  // created past the scheduler's, no thread-local storage kept) is kept.
+  if (storage_bytes_ != 0) return;
+  for (std::size_t i = 0; i < slots_.size(); ++i)
+    if (slots_[i].context || (i != 0 && slots_[i].created)) return;
+  std::vector<slot>& spare = spare_slots();
+  if (slots_.capacity() > spare.capacity()) spare = std::move(slots_);
+}
 
 void fiber_backend::begin_iteration(operation_main main, void* engine) {
   main_ = main;

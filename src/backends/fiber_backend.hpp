@@ -270,6 +270,9 @@ class fiber_backend final : public backend {
     const void* stack_bottom = nullptr;
     std::size_t stack_size = 0;
   };
+  // The slot table of the last fiber backend on this thread, kept for the
+  // next as the engine keeps its operation table (engine.cpp).
+  static std::vector<slot>& spare_slots();
   void create(std::size_t index);
   void make_fiber(std::size_t index);
   slot& at(std::size_t index);

@@ -48,6 +48,14 @@ thread_local std::size_t step_room = 256;
 // 10,000 yields, and growing the table by doubling in each explore() call's
 // first iteration cost more than the nine iterations after it.
 thread_local std::size_t operation_room = 16;
+// The operation table itself, kept from the last engine on this thread for the
+// next (records are reused from iteration to iteration anyway). Each
+// explore() call makes an engine, and a table of 20,000 records, freed and
+// allocated again, went back to the system between the calls whenever
+// malloc's adaptive mmap threshold said so: a page fault every 32 records in
+// the next call's first iteration (5x slower task switches in task_bench
+// when decisions/random ran first).
+thread_local std::vector<operation> spare_operations;
 
 // Whether `where` names no place (std::source_location{}, as interposed calls
 // pass), tested on its one pointer instead of through it: a location from
@@ -75,8 +83,13 @@ engine::engine(backend& b, engine_config config)
   // iteration on this thread took: no growth (a reallocation and a copy each
   // time), which in a fork server's child also means fewer pages to fault in.
   outcome_.steps.reserve(step_room);
+  if (spare_operations.capacity() > 0) ops_ = std::move(spare_operations);
   ops_.reserve(operation_room);
   install_unwind_safety_net();
+}
+
+engine::~engine() {
+  if (ops_.capacity() > spare_operations.capacity()) spare_operations = std::move(ops_);
 }
 
 const iteration_outcome& engine::run(strategy& s, const std::function<void()>& body) {

@@ -178,6 +178,7 @@ struct iteration_outcome {
 class engine {
  public:
   engine(backend& b, engine_config config);
+  ~engine();
   engine(const engine&) = delete;
   engine& operator=(const engine&) = delete;
 
