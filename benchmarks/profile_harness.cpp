@@ -7,6 +7,10 @@
 //
 //   heddle_profile yields ITERATIONS [STRATEGY]   figure 1: 2 x 10,000 yields per iteration
 //   heddle_profile mutex  ITERATIONS [STRATEGY]   figure 2: 2 threads x 10 increments
+//   heddle_profile task_yield ITERATIONS            2 tasks x 10,000 co_await heddle::yield()
+//   heddle_profile task_await_done ITERATIONS       2 tasks x 10,000 co_await of a completed task
+//   heddle_profile task_await_ready ITERATIONS      2 tasks x 10,000 co_await of an unstarted child
+//                                                  that completes at once (task_bench's task_switch/*)
 //   heddle_profile first_bug CALLS                 time to first bug (issue 14): CALLS
 //                                                  explore() calls on check_then_act, each
 //                                                  until its bug (the 2nd iteration)
@@ -22,11 +26,38 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "heddle/task.hpp"
 #include "workloads.hpp"
+
+namespace {
+// task_bench.cpp's task_switch/* bodies.
+heddle::task<void> yields(int n) {
+  for (int i = 0; i < n; ++i) co_await heddle::yield();
+}
+heddle::task<int> ready_child(int i) { co_return i; }
+heddle::task<void> awaits_ready(int n) {
+  int sum = 0;
+  for (int i = 0; i < n; ++i) sum += co_await ready_child(i);
+  if (sum < 0) std::abort();
+}
+heddle::task<void> awaits_done(int n) {
+  heddle::task<int> done = ready_child(1);
+  co_await done;  // completes it (inline)
+  int sum = 0;
+  for (int i = 0; i < n; ++i) sum += co_await done;
+  if (sum < 0) std::abort();
+}
+template <heddle::task<void> (*Body)(int)>
+void two_tasks() {
+  auto a = heddle::run(Body(10'000), "a");
+  auto b = heddle::run(Body(10'000), "b");
+  heddle::wait_all(a, b);
+}
+}  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: heddle_profile yields|mutex ITERATIONS [STRATEGY] | first_bug|clean_pair CALLS\n");
+    std::fprintf(stderr, "usage: heddle_profile yields|mutex|task_yield|task_await_done|task_await_ready ITERATIONS [STRATEGY] | first_bug|clean_pair CALLS\n");
     return 2;
   }
   const std::string_view workload = argv[1];
@@ -42,6 +73,11 @@ int main(int argc, char** argv) {
     constexpr int yields = 10'000;
     r = heddle::explore(heddle::bench::quiet(iterations, strategy, 2 * yields + 1'000),
                         [] { heddle::bench::yield_ping_pong(yields); });
+  } else if (workload == "task_yield" || workload == "task_await_done" || workload == "task_await_ready") {
+    void (*body)() = workload == "task_yield"        ? two_tasks<yields>
+                     : workload == "task_await_done" ? two_tasks<awaits_done>
+                                                     : two_tasks<awaits_ready>;
+    r = heddle::explore(heddle::bench::quiet(iterations, strategy, 21'000), body);
   } else if (workload == "mutex") {
     r = heddle::explore(heddle::bench::quiet(iterations, strategy), [] { heddle::bench::mutex_increments(10); });
   } else if (workload == "first_bug" || workload == "clean_pair") {
@@ -62,7 +98,7 @@ int main(int argc, char** argv) {
                 static_cast<unsigned long long>(r.stats.iterations));
     return 0;
   } else {
-    std::fprintf(stderr, "heddle_profile: unknown workload '%s' (yields, mutex, first_bug or clean_pair)\n", argv[1]);
+    std::fprintf(stderr, "heddle_profile: unknown workload '%s' (yields, mutex, task_yield, task_await_done, task_await_ready, first_bug or clean_pair)\n", argv[1]);
     return 2;
   }
   std::printf("%s, %s: %llu iterations, %llu decisions\n", argv[1], strategy,

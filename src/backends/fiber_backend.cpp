@@ -102,11 +102,14 @@ class recording_allocator {
 
 }  // namespace
 
-fiber_backend::fiber_backend(std::size_t stack_size) : pool_(stack_pool::for_this_thread(stack_size)) {}
+fiber_backend::fiber_backend(std::size_t stack_size) : pool_(stack_pool::for_this_thread(stack_size)) {
+  slots_ = std::move(spare_slots());
+}
 
 fiber_backend::fiber_backend(stack_pool& pool, bool own_thread_state)
     : pool_(pool), own_thread_state_(own_thread_state), in_fork_child_(own_thread_state) {
   unusual_switch_ = in_fork_child_ || announced_;
+  slots_ = std::move(spare_slots());
 }
 
 void fiber_backend::switch_unusually(std::size_t from, std::size_t to) {
@@ -170,7 +173,20 @@ void fiber_backend::fresh_thread_state() noexcept {
   started_any_ = true;
 }
 
-fiber_backend::~fiber_backend() = default;
+std::vector<fiber_backend::slot>& fiber_backend::spare_slots() {
+  thread_local std::vector<slot> spare;
+  return spare;
+}
+
+fiber_backend::~fiber_backend() {
+  // Only a clean table (every iteration ended: no fiber, no slot marked
+  // created past the scheduler's, no thread-local storage kept) is kept.
+  if (storage_bytes_ != 0) return;
+  for (std::size_t i = 0; i < slots_.size(); ++i)
+    if (slots_[i].context || (i != 0 && slots_[i].created)) return;
+  std::vector<slot>& spare = spare_slots();
+  if (slots_.capacity() > spare.capacity()) spare = std::move(slots_);
+}
 
 void fiber_backend::begin_iteration(operation_main main, void* engine) {
   main_ = main;
@@ -183,13 +199,15 @@ fiber_backend::slot& fiber_backend::at(std::size_t index) {
   // Grown by doubling: a task program moves its fibers to a new slot at
   // every resumption (move_slot), one slot more each time.
   if (index >= slots_.size()) slots_.resize(std::max(index + 1, 2 * slots_.size()));
-  if (index >= slots_used_) slots_used_ = index + 1;
   return slots_[index];
 }
 
 void fiber_backend::create(std::size_t index) {
   slot& s = at(index);
   s.created = true;
+  s.origin = static_cast<std::uint32_t>(index);
+  s.last = 0;
+  origins_.push_back(static_cast<std::uint32_t>(index));
   if (idle_.empty()) return make_fiber(index);
   idle_fiber& f = idle_.back();
   s.context = std::move(f.context);
@@ -242,44 +260,20 @@ void fiber_backend::abandon(std::size_t index) {
   if (s.context) new ctx::fiber(std::move(s.context));  // NOLINT: intentional leak
 }
 
-// The fiber keeps serving its old slot number in its loop (make_fiber): when
-// the operation, now `to`, finishes, the fiber parks into slot `from`, which
-// nothing else uses again in the iteration, and end_iteration() finds it there.
-//
-// A task program calls this at every resumption of a coroutine: the common
-// case (a slot not used yet, no thread-local storage kept) is a few stores.
-void fiber_backend::move_slot(std::size_t from, std::size_t to) {
-  const std::size_t top = std::max(from, to);
-  if (top >= slots_.size()) [[unlikely]] at(top);
-  if (top >= slots_used_) slots_used_ = top + 1;
-  slot& source = slots_[from];
-  slot& target = slots_[to];
-  target.created = true;
-#ifdef HEDDLE_FIBER_JUMP
-  // Boost's move-assignment, without its swap and its test of what it
-  // destroys, when there is nothing to destroy (`to` is a fresh slot).
-  if (raw_context(target.context) == nullptr) [[likely]]
-    raw_context(target.context) = std::exchange(raw_context(source.context), nullptr);
-  else
-    target.context = std::move(source.context);
-#else
-  target.context = std::move(source.context);  // empty when `from` is the running one
-#endif
-  target.stack_bottom = source.stack_bottom;
-  target.stack_size = source.stack_size;
-  // Empty unless thread-local storage is kept per operation.
-  if (storage_bytes_ != 0) target.thread_storage = std::move(source.thread_storage);
-}
-
+// Only the slots that fibers were created in and the last slot each was moved
+// to can still be marked created (move_slot_now resets the others): a task
+// program uses a slot per coroutine resumption, and looking at all of them
+// cost a tenth of its iteration.
 void fiber_backend::end_iteration() {
-  for (std::size_t i = 1; i < slots_used_; ++i) {
+  for (const std::uint32_t i : origins_) {
     slot& s = slots_[i];
     // Every operation has finished (or was abandoned, its fiber leaked):
     // what is left in a slot is a parked fiber.
     if (s.created && s.context) idle_.push_back({std::move(s.context), s.stack_bottom, s.stack_size});
     s.created = false;
+    if (s.last != 0) slots_[s.last].created = false;
   }
-  slots_used_ = 1;
+  origins_.clear();
   for (ctx::stack_context& sc : retired_) pool_.deallocate(sc);
   retired_.clear();
 }

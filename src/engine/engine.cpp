@@ -48,6 +48,14 @@ thread_local std::size_t step_room = 256;
 // 10,000 yields, and growing the table by doubling in each explore() call's
 // first iteration cost more than the nine iterations after it.
 thread_local std::size_t operation_room = 16;
+// The operation table itself, kept from the last engine on this thread for the
+// next (records are reused from iteration to iteration anyway). Each
+// explore() call makes an engine, and a table of 20,000 records, freed and
+// allocated again, went back to the system between the calls whenever
+// malloc's adaptive mmap threshold said so: a page fault every 32 records in
+// the next call's first iteration (5x slower task switches in task_bench
+// when decisions/random ran first).
+thread_local std::vector<operation> spare_operations;
 
 // Whether `where` names no place (std::source_location{}, as interposed calls
 // pass), tested on its one pointer instead of through it: a location from
@@ -75,8 +83,13 @@ engine::engine(backend& b, engine_config config)
   // iteration on this thread took: no growth (a reallocation and a copy each
   // time), which in a fork server's child also means fewer pages to fault in.
   outcome_.steps.reserve(step_room);
+  if (spare_operations.capacity() > 0) ops_ = std::move(spare_operations);
   ops_.reserve(operation_room);
   install_unwind_safety_net();
+}
+
+engine::~engine() {
+  if (ops_.capacity() > spare_operations.capacity()) spare_operations = std::move(ops_);
 }
 
 const iteration_outcome& engine::run(strategy& s, const std::function<void()>& body) {
@@ -115,7 +128,7 @@ const iteration_outcome& engine::run(strategy& s, const std::function<void()>& b
   if (ops_.capacity() > operation_room) [[unlikely]] operation_room = ops_.capacity();
   if (outcome_.found || outcome_.stopped) {
     outcome_.operation_names.clear();
-    for (operation_id id = 1; id < op_count_; ++id) outcome_.operation_names.push_back(ops_[id].name);
+    for (operation_id id = 1; id < op_count_; ++id) outcome_.operation_names.push_back(name_of(id));
     outcome_.objects.assign(objects_.begin(), objects_.begin() + object_count_);
     for (auto& o : outcome_.objects) o.waiters.clear();
   }
@@ -136,6 +149,7 @@ weak_memory& engine::weak_memory_state() {
 void engine::reset() {
   if (weak_memory_) weak_memory_->clear();
   op_count_ = 1;  // slot 0 is the scheduler
+  start_count_ = 0;
   unfinished_ = 0;
   object_count_ = 1;
   if (ops_.empty()) ops_.resize(1);
@@ -189,7 +203,7 @@ object_id engine::register_object(object_kind kind) {
 
 std::string engine::describe_operation(operation_id id) const {
   if (id == 0 || id >= op_count_) return fmt::format("operation {}", id);
-  const std::string& name = ops_[id].name;
+  const std::string& name = name_of(id);
   return name.empty() ? fmt::format("operation {}", id) : fmt::format("operation {} ({})", id, name);
 }
 
@@ -211,13 +225,13 @@ operation_id engine::spawn(std::function<void()> body, std::string name, relatio
   op.id = id;
   op.parent = running_;
   op.chain = (rel == relation::continuation && of != 0 && of < id) ? ops_[of].chain : id;
-  op.name = std::move(name);
+  op.start = new_start(std::move(name), std::move(body));
+  op.follower = 0;
   op.status = op_status::enabled;
   op.started = false;
   op.unwind_requested = false;
   op.abandoned = false;
   op.abort_in_flight = false;
-  op.body = std::move(body);
   op.self = register_object(object_kind::operation);
   objects_[op.self].owner = id;
   op.point = point_kind::start;
@@ -244,7 +258,7 @@ std::size_t engine::operation_entry(void* self, std::size_t slot) {
       (*e.root_body_)();
     } else {
       // Moved onto this operation's stack, so its captures die here, under control.
-      std::function<void()> body = std::move(e.ops_[slot].body);
+      std::function<void()> body = std::move(e.starts_[e.ops_[slot].start].body);
       body();
     }
   } catch (const iteration_abort&) {
@@ -518,6 +532,37 @@ inline void engine::at_point(point_kind kind, object_id object, const std::sourc
   p.object = object;
   p.timed = false;
   p.lock = lock;
+  reschedule(true);
+}
+
+// renew(running_, chain), then at_point(kind, object, where): the new record's
+// point and its enabled entry are written once, from the arguments, and the
+// decision path is compiled in as for point(). While the iteration unwinds
+// nothing resumes any more, so there is no new operation: only the point's
+// unwinding rule applies.
+[[gnu::flatten]] void engine::renew_at_point(std::uint32_t chain, point_kind kind, object_id object,
+                                             const std::source_location& where) {
+  if (running_ == 0) [[unlikely]] return;
+  if (unwinding_) [[unlikely]] return at_point(kind, object, where, 0, false, true);
+  const operation_id id = continue_as<true>(running_, chain);
+  running_ = id;
+  operation& op = ops_[id];
+  op.status = op_status::enabled;
+  op.point = kind;
+  op.mode = wait_mode::none;
+  op.object = object;
+  op.where = where;
+  op.pc = !names_no_place(where) ? 0 : interposed_call_pc(id);
+  op.deadline.reset();
+  if (op.lock) [[unlikely]] {  // the first point after a lock point
+    add_lock_points(-1);
+    op.lock = false;
+  }
+  pending_operation& p = enabled_[op.listed_at];
+  p.point = kind;
+  p.object = object;
+  p.timed = false;
+  p.lock = false;
   reschedule(true);
 }
 

@@ -81,8 +81,22 @@ struct alignas(64) operation {
   operation_id parent = 0;
   std::uint32_t chain = 0;
   object_id self = 0;          // the object joiners wait on
+  // An object of a runtime whose owner is this operation and goes on being
+  // its continuation's (renew): the task runtime's task that the operation
+  // runs from its start, so that the task's object names the operation now
+  // running it. 0: none.
+  object_id follower = 0;
+  // Its name and body, in engine::starts_: written by spawn() (and a name
+  // by set_name), shared by the continuations of one coroutine (renew), so a
+  // resumption copies an index, not a string, and the record stays two
+  // cache lines.
+  std::uint32_t start = 0;
+};
+
+// What spawn() gives an operation besides its record (operation::start).
+struct operation_start {
   std::string name;
-  std::function<void()> body;  // empty for operation 1, which runs the test body
+  std::function<void()> body;  // empty for operation 1, which runs the test body, and once started
 };
 
 // One decision as the engine keeps it: the trace step, plus who ran (for data
@@ -167,6 +181,7 @@ struct iteration_outcome {
 class engine {
  public:
   engine(backend& b, engine_config config);
+  ~engine();
   engine(const engine&) = delete;
   engine& operator=(const engine&) = delete;
 
@@ -224,7 +239,10 @@ class engine {
   void join(operation_id op, const std::source_location& where);
   bool finished(operation_id op) const;
   bool current_finished() const noexcept { return running_ != 0 && ops_[running_].status == op_status::finished; }
-  void set_name(std::string name) { ops_[running_].name = std::move(name); }
+  // Names the running operation (and its continuations, not its predecessors).
+  void set_name(std::string name) { ops_[running_].start = new_start(std::move(name), nullptr); }
+  // An operation's name (shared by the continuations of one coroutine, renew).
+  const std::string& name_of(operation_id id) const noexcept { return starts_[ops_[id].start].name; }
 
   // --- continuations (the task runtime, src/runtime/task_runtime.cpp) ---
   // Operation `op`, the running one or a blocked one, goes on as a new
@@ -234,6 +252,15 @@ class engine {
   // it waits for and the object joiners wait on, and `op` finishes. No
   // decision is taken. Returns the new operation's id.
   operation_id renew(operation_id op, std::uint32_t chain);
+  // renew() of the running operation followed by point(kind, object, where),
+  // in one call: what a yield or the co_await of a completed task costs. The
+  // new operation's record is written once, from the values at hand.
+  void renew_at_point(std::uint32_t chain, point_kind kind, object_id object, const std::source_location& where);
+  // `object`'s owner is `op`, and follows op's continuations (operation::follower).
+  void set_follower(operation_id op, object_id object) noexcept {
+    ops_[op].follower = object;
+    objects_[object].owner = op;
+  }
   std::uint32_t chain_of(operation_id op) const noexcept { return op != 0 && op < op_count_ ? ops_[op].chain : 0; }
 
   virtual_time now() const noexcept { return now_; }
@@ -302,7 +329,7 @@ class engine {
   // allocating.
   const iteration_outcome& in_flight() const noexcept { return outcome_; }
   const char* operation_name(operation_id id) const noexcept {
-    return id != 0 && id < op_count_ ? ops_[id].name.c_str() : nullptr;
+    return id != 0 && id < op_count_ ? name_of(id).c_str() : nullptr;
   }
 
   // The iteration's operations and objects so far, for the fork server's
@@ -381,6 +408,14 @@ class engine {
   [[gnu::always_inline]] inline void refresh_enabled(const operation& op);
   static pending_operation pending_of(const operation& op);
   void detect_deadlock();
+  // renew()'s body (engine_internal.hpp): `old` goes on as a new operation.
+  // `running`: old is the running operation, about to reach a point, whose
+  // point, status and enabled entry the caller writes.
+  template <bool running>
+  [[gnu::always_inline]] inline operation_id continue_as(operation_id old, std::uint32_t chain);
+  [[gnu::noinline]] void grow_operations();
+  // What the old operation has seen, the new one has (race detector, rc11 views).
+  [[gnu::noinline]] void continuation_sees(operation_id old, operation_id id);
   void wake(operation& op, object_id by, wake_reason reason);
   void unlink_waiter(operation& op);
   [[gnu::always_inline]] inline void after_resume();
@@ -406,6 +441,17 @@ class engine {
   // Records are reused across iterations: only the first op_count_ operations
   // and object_count_ objects belong to the running iteration.
   std::vector<operation> ops_;  // index = operation id; 0 unused (the scheduler)
+  // Names and bodies (operation::start); the first start_count_ belong to the
+  // running iteration.
+  std::vector<operation_start> starts_;
+  std::uint32_t start_count_ = 0;
+  std::uint32_t new_start(std::string name, std::function<void()> body) {
+    const std::uint32_t k = start_count_++;
+    if (k == starts_.size()) starts_.emplace_back();
+    starts_[k].name = std::move(name);
+    starts_[k].body = std::move(body);
+    return k;
+  }
   std::vector<object_state> objects_;  // index = object id; 0 unused
   operation_id op_count_ = 1;
   object_id object_count_ = 1;

@@ -76,7 +76,7 @@ void engine::report(bug_kind kind, std::string message, source_position where, b
     b.kind = kind;
     b.message = std::move(message);
     b.operation = running_;
-    b.operation_name = running_ != 0 ? ops_[running_].name : std::string{};
+    b.operation_name = running_ != 0 ? name_of(running_) : std::string{};
     b.where = std::move(where);
     b.step = outcome_.steps.size();
     outcome_.found = std::move(b);
@@ -92,7 +92,7 @@ void engine::unwind_all() {
     operation& op = ops_[id];
     if (op.status == op_status::finished || op.abandoned) continue;
     if (!op.started) {
-      op.body = nullptr;  // its captures are destroyed here, with models inert
+      starts_[op.start].body = nullptr;  // its captures are destroyed here, with models inert
       op.status = op_status::finished;
       --unfinished_;
       unlist_enabled(id);

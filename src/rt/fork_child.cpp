@@ -163,7 +163,7 @@ void mirror(fork_channel& ch, const detail::engine& e, bool everything) {
     const detail::operation& op = e.operation_at(id);
     operation_mirror& m = ch.operations[id];
     if (id >= ch.operations_mirrored) m.tid = 0;
-    if (everything || id >= ch.operations_mirrored || id == current) copy_text(m.name, op.name.c_str());
+    if (everything || id >= ch.operations_mirrored || id == current) copy_text(m.name, e.operation_name(id));
     m.point = op.point;
     m.object = op.object;
     m.status = static_cast<std::uint8_t>(op.status);

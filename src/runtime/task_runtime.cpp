@@ -29,20 +29,21 @@ struct iteration_tasks {
   std::uint32_t epoch = 0;
   std::uint64_t completions = 0;
   std::vector<task_core*> spawned;  // started by run(), for unawaited_task_check
-  // By operation id: the task whose coroutine the operation runs from its
-  // start (run), so that the task's object names the operation that now runs it.
-  std::vector<task_core*> root_of;
   // Objects a task holds (an async_mutex, a full pool): their owner follows
   // the task from operation to operation.
   std::vector<object_id> held;
 };
 thread_local iteration_tasks tasks_state;
+// The iteration (epoch) in which a task last held an object (async_hold):
+// while it is not the running one, no owner follows a renewal. A plain
+// thread-local, read on every task switch without tasks_state's
+// initialization guard.
+thread_local std::uint32_t held_epoch = 0;
 
 [[gnu::noinline]] void start_iteration() {
   tasks_state.epoch = control.epoch;
   tasks_state.completions = 0;
   tasks_state.spawned.clear();
-  tasks_state.root_of.clear();
   tasks_state.held.clear();
 }
 
@@ -62,24 +63,39 @@ engine& controller() { return *engine::current(); }
   std::abort();
 }
 
-// engine::renew, keeping the task-to-operation table current.
-operation_id renew(operation_id op, std::uint32_t chain) {
-  if (unwinding()) return op;  // nothing resumes any more
-  iteration_tasks& it = current();
-  const operation_id id = controller().renew(op, chain);
-  if (op < it.root_of.size() && it.root_of[op] != nullptr) {
-    // Grown by doubling: every resumption of a task is a new, higher id.
-    if (it.root_of.size() <= id) it.root_of.resize(std::max<std::size_t>(id + 1, 2 * it.root_of.size()), nullptr);
-    task_core* root = std::exchange(it.root_of[op], nullptr);
-    it.root_of[id] = root;
-    if (!root->finished.stale()) root->finished.set_owner(id);
-  }
+// Objects the task held as `op` (held) it holds as `id`. (The object of the
+// task an operation runs from its start follows it in the engine:
+// engine::set_follower.)
+[[gnu::noinline]] void follow_held_objects(operation_id op, operation_id id) {
+  if (unwinding()) return;  // nothing resumes any more
+  const iteration_tasks& it = current();
   for (object_id o : it.held)
     if (control.objects[o].owner == op) control.objects[o].owner = id;
+}
+inline void follow_held(operation_id op, operation_id id) {
+  if (held_epoch == control.epoch) [[unlikely]] follow_held_objects(op, id);
+}
+
+// engine::renew, keeping the owners of held objects current.
+operation_id renew(operation_id op, std::uint32_t chain) {
+  if (unwinding()) return op;  // nothing resumes any more
+  const operation_id id = controller().renew(op, chain);
+  follow_held(op, id);  // not unwinding
   return id;
 }
 
 void renew_running(std::uint32_t chain) { renew(control.running, chain); }
+
+// renew_running(chain), then the scheduling point (kind, object): a task
+// switch, in one call to the engine (engine::renew_at_point).
+[[gnu::always_inline]] inline void renew_at_point(std::uint32_t chain, point_kind kind, object_id object,
+                                                  std::source_location loc) {
+  engine& e = controller();
+  // Before the decision, which may let others look at the owners. The
+  // continuation's id is the next one (operation_count()).
+  follow_held(control.running, e.operation_count());
+  e.renew_at_point(chain, kind, object, loc);
+}
 
 void run_body(task_core& t) {
   struct finish {
@@ -87,8 +103,6 @@ void run_body(task_core& t) {
     bool holds_worker = false;
     ~finish() {
       if (holds_worker) pool_release(t.pool);
-      iteration_tasks& it = current();
-      if (control.running < it.root_of.size()) it.root_of[control.running] = nullptr;
       release(t);
     }
   } guard{t};
@@ -139,9 +153,9 @@ void start(task_core& t, std::string name, std::source_location loc) {
   it.spawned.push_back(&t);
   t.registered = true;
   const operation_id op = heddle::spawn([&t] { run_body(t); }, t.name, relation::spawn, 0);
-  if (it.root_of.size() <= op) it.root_of.resize(op + 1, nullptr);
-  it.root_of[op] = &t;
-  t.finished.set_owner(op);  // deadlock messages: "task #N held by operation op"
+  // Deadlock messages: "task #N held by operation op", op being the
+  // operation that runs the task now (its continuations take it over).
+  controller().set_follower(op, t.finished.id());
 }
 
 void complete(task_core& t) noexcept {
@@ -177,8 +191,7 @@ void await_task(task_core* self, task_core& t, std::source_location loc) {
   }
   thread_pool* const pool = self != nullptr ? self->pool : nullptr;
   if (t.done) {
-    renew_running(t.completer_chain);
-    scheduling_point(point_kind::join, t.finished, loc);
+    renew_at_point(t.completer_chain, point_kind::join, t.finished.id(), loc);
   } else {
     pool_release(pool);
     task_core* const one[] = {&t};
@@ -208,8 +221,7 @@ std::size_t await_tasks(task_core* self, std::span<task_core* const> ts, bool an
   thread_pool* const pool = self != nullptr ? self->pool : nullptr;
   if (ready()) {
     task_core& followed = *ts[pick(ts, any)];
-    renew_running(followed.completer_chain);
-    scheduling_point(point_kind::join, followed.finished, loc);
+    renew_at_point(followed.completer_chain, point_kind::join, followed.finished.id(), loc);
   } else {
     pool_release(pool);
     std::vector<object_id> ids;
@@ -237,8 +249,7 @@ std::size_t await_tasks(task_core* self, std::span<task_core* const> ts, bool an
 
 void resumed_after_inline(task_core*, task_core& child, std::source_location loc) {
   if (!in_control() || control.running == 0) return;
-  renew_running(child.completer_chain);
-  scheduling_point(point_kind::join, child.finished, loc);
+  renew_at_point(child.completer_chain, point_kind::join, child.finished.id(), loc);
 }
 
 void wait_task(task_core& t, std::source_location loc) {
@@ -257,10 +268,9 @@ void wait_task(task_core& t, std::source_location loc) {
 void yield(task_core* self, std::source_location loc) {
   if (control.running == 0) return;
   thread_pool* const pool = self != nullptr ? self->pool : nullptr;
-  pool_release(pool);
-  renew_running(0);
-  scheduling_point(point_kind::yield, loc);
-  pool_acquire(pool, loc);
+  if (pool != nullptr) pool_release(pool);
+  renew_at_point(0, point_kind::yield, 0, loc);
+  if (pool != nullptr) pool_acquire(pool, loc);
 }
 
 void delay(task_core* self, std::int64_t nanoseconds, std::source_location loc) {
@@ -350,6 +360,7 @@ void async_hold(const resource& r) {
   if (!in_control() || control.running == 0) return;
   r.set_owner(control.running);
   current().held.push_back(r.id());
+  held_epoch = control.epoch;
 }
 
 void async_unhold(const resource& r) noexcept {
