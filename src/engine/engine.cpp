@@ -509,6 +509,17 @@ void engine::point(point_kind kind, object_id object, const std::source_location
   engine::current()->at_point(kind, object, loc, 0, lock, true);
 }
 
+namespace {
+// refresh_enabled(op) for the running operation, from the values at hand:
+// it is enabled, so its entry is not a timed wait.
+inline void list_point(pending_operation& p, point_kind kind, object_id object, bool lock) noexcept {
+  p.point = kind;
+  p.object = object;
+  p.timed = false;
+  p.lock = lock;
+}
+}  // namespace
+
 inline void engine::at_point(point_kind kind, object_id object, const std::source_location& where,
                              std::uintptr_t pc, bool lock, bool checked) {
   if (!checked && running_ == 0) [[unlikely]] return;
@@ -525,13 +536,7 @@ inline void engine::at_point(point_kind kind, object_id object, const std::sourc
     add_lock_points(lock ? 1 : -1);
     op.lock = lock;
   }
-  // refresh_enabled(op), from the values at hand: the running operation is
-  // enabled, so its entry is not a timed wait.
-  pending_operation& p = enabled_[op.listed_at];
-  p.point = kind;
-  p.object = object;
-  p.timed = false;
-  p.lock = lock;
+  list_point(enabled_[op.listed_at], kind, object, lock);
   reschedule(true);
 }
 
@@ -558,11 +563,7 @@ inline void engine::at_point(point_kind kind, object_id object, const std::sourc
     add_lock_points(-1);
     op.lock = false;
   }
-  pending_operation& p = enabled_[op.listed_at];
-  p.point = kind;
-  p.object = object;
-  p.timed = false;
-  p.lock = false;
+  list_point(enabled_[op.listed_at], kind, object, false);
   reschedule(true);
 }
 

@@ -22,36 +22,35 @@ std::string plural(std::uint64_t n, std::string_view word) {
   return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
 }
 
+// "all 5 iterations" or "2 of 5 iterations": which iterations a caveat is about.
+std::string share_of(std::uint64_t count, std::uint64_t iterations) {
+  return count == iterations ? fmt::format("all {}", plural(iterations, "iteration"))
+                             : fmt::format("{} of {}", count, plural(iterations, "iteration"));
+}
+
 }  // namespace
 
 std::vector<std::string> statistics::caveats() const {
   std::vector<std::string> out;
   if (max_steps_hits > 0) {
     const std::string limit = max_steps > 0 ? fmt::format(" {}", max_steps) : std::string{};
-    const std::string which = max_steps_hits == iterations ? fmt::format("all {}", plural(iterations, "iteration"))
-                                                           : fmt::format("{} of {}", max_steps_hits,
-                                                                         plural(iterations, "iteration"));
     out.push_back(fmt::format("{} ended at --max-steps{}: nothing after step{} was checked in {}; raise it{} or "
                               "make it a bug with --fail-on-max-steps",
-                              which, limit, limit, max_steps_hits == 1 ? "it" : "them",
+                              share_of(max_steps_hits, iterations), limit, limit, max_steps_hits == 1 ? "it" : "them",
                               max_steps > 0 ? fmt::format(" (--max-steps {})", max_steps * 10) : std::string{}));
   }
   if (weak_order_iterations > 0)
     out.push_back(fmt::format("{} used atomics with memory orders weaker than seq_cst; heddle runs them as seq_cst, "
                               "so only sequentially consistent interleavings were checked, not the reorderings those "
                               "orders allow (--memory-model rc11 explores them)",
-                              weak_order_iterations == iterations ? fmt::format("all {}", plural(iterations, "iteration"))
-                                                                  : fmt::format("{} of {}", weak_order_iterations,
-                                                                                plural(iterations, "iteration"))));
+                              share_of(weak_order_iterations, iterations)));
   if (plain_unseen_iterations > 0)
     out.push_back(fmt::format("{} relied on atomic orders weaker than seq_cst, explored under RC11 for the atomics; "
                               "plain (non-atomic) memory is not seen in code not built with heddle-cc/heddle-c++, "
                               "so a plain access ordered only through those atomics (a data race under the C++ "
                               "memory model) was not checked (build the test with heddle-c++, or make the data it "
                               "publishes atomic)",
-                              plain_unseen_iterations == iterations
-                                  ? fmt::format("all {}", plural(iterations, "iteration"))
-                                  : fmt::format("{} of {}", plain_unseen_iterations, plural(iterations, "iteration"))));
+                              share_of(plain_unseen_iterations, iterations)));
   if (bounded_choices > 0)
     out.push_back(fmt::format("spurious wake-ups and compare-exchange failures were explored once per call site in "
                               "each schedule ({} more were left at their usual outcome)",
