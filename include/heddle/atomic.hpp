@@ -85,12 +85,20 @@ inline void atomic_point(point_kind kind, const resource& r, const std::source_l
 }
 
 // The rc11 model's entry points (engine/weak_memory.cpp). `value` holds the
-// newest value on entry and the value read on return.
+// newest value on entry and the value read on return. A read-modify-write is
+// two calls in one step: wm_rmw_read chooses the store it reads (for a
+// compare-exchange, `expected` says which stores it would succeed on), the
+// caller computes the new value from it, and wm_rmw records the access,
+// placing the new store right after the one read; it returns true when that
+// store is the newest in mo (the caller writes it through). wm_rmw without a
+// wm_rmw_read before it reads the newest store.
 void wm_load(object_id x, std::memory_order order, void* value, std::size_t size, bool latest,
              std::source_location loc);
 bool wm_store(object_id x, std::memory_order order, const void* current, const void* value, std::size_t size,
               std::source_location loc);
-void wm_rmw(object_id x, std::memory_order order, const void* before, const void* after, std::size_t size,
+void wm_rmw_read(object_id x, std::memory_order order, std::memory_order failure, void* value, const void* expected,
+                 std::size_t size, std::source_location loc);
+bool wm_rmw(object_id x, std::memory_order order, const void* before, const void* after, std::size_t size,
             bool wrote);
 void wm_fence(std::memory_order order);
 
@@ -206,34 +214,36 @@ class atomic {
   }
   T exchange(T desired, std::memory_order order = seq, loc_t loc = loc_t::current()) {
     detail::atomic_point(point_kind::rmw, resource_, loc, order);
-    return detail::noted(weak_rmw(order, value_.exchange(desired, order)));
+    if (detail::weak(&value_)) [[unlikely]]
+      return detail::noted(weak_update(order, loc, [&desired](std::atomic<T>& t) { t.store(desired, std::memory_order_relaxed); }));
+    return detail::noted(value_.exchange(desired, order));
   }
 
   bool compare_exchange_strong(T& expected, T desired, std::memory_order order = seq, loc_t loc = loc_t::current()) {
     detail::atomic_point(point_kind::rmw, resource_, loc, order);
     const T wanted = expected;
-    return detail::noted_cas(
-        weak_cas(value_.compare_exchange_strong(expected, desired, order), expected, order, failure_order(order)),
-        wanted, expected);
+    if (detail::weak(&value_)) [[unlikely]]
+      return detail::noted_cas(weak_cas(expected, desired, order, failure_order(order), loc, false), wanted, expected);
+    return detail::noted_cas(value_.compare_exchange_strong(expected, desired, order), wanted, expected);
   }
   bool compare_exchange_strong(T& expected, T desired, std::memory_order success, std::memory_order failure,
                                loc_t loc = loc_t::current()) {
     detail::atomic_point(point_kind::rmw, resource_, loc, success);
     if (failure != seq) detail::note_weak_order();
     const T wanted = expected;
-    return detail::noted_cas(
-        weak_cas(value_.compare_exchange_strong(expected, desired, success, failure), expected, success, failure),
-        wanted, expected);
+    if (detail::weak(&value_)) [[unlikely]]
+      return detail::noted_cas(weak_cas(expected, desired, success, failure, loc, false), wanted, expected);
+    return detail::noted_cas(value_.compare_exchange_strong(expected, desired, success, failure), wanted, expected);
   }
   bool compare_exchange_weak(T& expected, T desired, std::memory_order order = seq, loc_t loc = loc_t::current()) {
     if (!in_control()) return value_.compare_exchange_weak(expected, desired, order);
     detail::atomic_point(point_kind::rmw, resource_, loc, order);
     const T wanted = expected;
-    if (spurious_failure(expected, loc, failure_order(order))) return detail::noted_cas(false, wanted, expected);
+    if (detail::weak(&value_)) [[unlikely]]
+      return detail::noted_cas(weak_cas(expected, desired, order, failure_order(order), loc, true), wanted, expected);
+    if (spurious_failure(expected, loc)) return detail::noted_cas(false, wanted, expected);
     // no unrecorded hardware failure
-    return detail::noted_cas(
-        weak_cas(value_.compare_exchange_strong(expected, desired, order), expected, order, failure_order(order)),
-        wanted, expected);
+    return detail::noted_cas(value_.compare_exchange_strong(expected, desired, order), wanted, expected);
   }
   bool compare_exchange_weak(T& expected, T desired, std::memory_order success, std::memory_order failure,
                              loc_t loc = loc_t::current()) {
@@ -241,10 +251,10 @@ class atomic {
     detail::atomic_point(point_kind::rmw, resource_, loc, success);
     if (failure != seq) detail::note_weak_order();
     const T wanted = expected;
-    if (spurious_failure(expected, loc, failure)) return detail::noted_cas(false, wanted, expected);
-    return detail::noted_cas(
-        weak_cas(value_.compare_exchange_strong(expected, desired, success, failure), expected, success, failure),
-        wanted, expected);
+    if (detail::weak(&value_)) [[unlikely]]
+      return detail::noted_cas(weak_cas(expected, desired, success, failure, loc, true), wanted, expected);
+    if (spurious_failure(expected, loc)) return detail::noted_cas(false, wanted, expected);
+    return detail::noted_cas(value_.compare_exchange_strong(expected, desired, success, failure), wanted, expected);
   }
 
   // --- integral, floating-point and pointer arithmetic ---
@@ -252,31 +262,41 @@ class atomic {
     requires(detail::atomic_arithmetic<T> || std::is_pointer_v<T>)
   {
     detail::atomic_point(point_kind::rmw, resource_, loc, order);
-    return detail::noted(weak_rmw(order, value_.fetch_add(arg, order)));
+    if (detail::weak(&value_)) [[unlikely]]
+      return detail::noted(weak_update(order, loc, [arg](std::atomic<T>& t) { t.fetch_add(arg, std::memory_order_relaxed); }));
+    return detail::noted(value_.fetch_add(arg, order));
   }
   T fetch_sub(difference_type arg, std::memory_order order = seq, loc_t loc = loc_t::current())
     requires(detail::atomic_arithmetic<T> || std::is_pointer_v<T>)
   {
     detail::atomic_point(point_kind::rmw, resource_, loc, order);
-    return detail::noted(weak_rmw(order, value_.fetch_sub(arg, order)));
+    if (detail::weak(&value_)) [[unlikely]]
+      return detail::noted(weak_update(order, loc, [arg](std::atomic<T>& t) { t.fetch_sub(arg, std::memory_order_relaxed); }));
+    return detail::noted(value_.fetch_sub(arg, order));
   }
   T fetch_and(T arg, std::memory_order order = seq, loc_t loc = loc_t::current())
     requires detail::atomic_integral<T>
   {
     detail::atomic_point(point_kind::rmw, resource_, loc, order);
-    return detail::noted(weak_rmw(order, value_.fetch_and(arg, order)));
+    if (detail::weak(&value_)) [[unlikely]]
+      return detail::noted(weak_update(order, loc, [arg](std::atomic<T>& t) { t.fetch_and(arg, std::memory_order_relaxed); }));
+    return detail::noted(value_.fetch_and(arg, order));
   }
   T fetch_or(T arg, std::memory_order order = seq, loc_t loc = loc_t::current())
     requires detail::atomic_integral<T>
   {
     detail::atomic_point(point_kind::rmw, resource_, loc, order);
-    return detail::noted(weak_rmw(order, value_.fetch_or(arg, order)));
+    if (detail::weak(&value_)) [[unlikely]]
+      return detail::noted(weak_update(order, loc, [arg](std::atomic<T>& t) { t.fetch_or(arg, std::memory_order_relaxed); }));
+    return detail::noted(value_.fetch_or(arg, order));
   }
   T fetch_xor(T arg, std::memory_order order = seq, loc_t loc = loc_t::current())
     requires detail::atomic_integral<T>
   {
     detail::atomic_point(point_kind::rmw, resource_, loc, order);
-    return detail::noted(weak_rmw(order, value_.fetch_xor(arg, order)));
+    if (detail::weak(&value_)) [[unlikely]]
+      return detail::noted(weak_update(order, loc, [arg](std::atomic<T>& t) { t.fetch_xor(arg, std::memory_order_relaxed); }));
+    return detail::noted(value_.fetch_xor(arg, order));
   }
 
   T operator++()
@@ -357,13 +377,12 @@ class atomic {
  private:
   // Under control, with the comparison about to succeed: may the strategy make
   // this compare_exchange_weak fail anyway? Then `expected` gets the value.
-  bool spurious_failure(T& expected, loc_t loc, std::memory_order failure) {
+  bool spurious_failure(T& expected, loc_t loc) {
     if (!spurious_cas_failures_enabled()) return false;
     const T current = value_.load(std::memory_order_relaxed);
     if (!detail::same_bits(current, expected)) return false;
     if (!choose_rare(point_kind::rmw, resource_, loc)) return false;
     expected = current;
-    if (detail::weak(&value_)) detail::wm_rmw(resource_.id(), failure, &current, &current, sizeof(T), false);
     return true;
   }
 
@@ -378,23 +397,38 @@ class atomic {
     detail::wm_load(resource_.id(), order, &v, sizeof(T), latest, loc);
     return v;
   }
-  // rc11: a read-modify-write, done on the newest value `before`, is recorded.
-  T weak_rmw(std::memory_order order, T before) {
-    if (detail::weak(&value_)) [[unlikely]] {
-      const T after = value_.load(std::memory_order_relaxed);
-      detail::wm_rmw(resource_.id(), order, &before, &after, sizeof(T), true);
-    }
+  // rc11: a read-modify-write reads the store the model chooses (any store
+  // no other read-modify-write read, from what this operation has seen on),
+  // `apply` computes its new value from that one as std would, and the new
+  // store goes right after it in mo; it is written through when newest.
+  template <class F>
+  T weak_update(std::memory_order order, loc_t loc, F apply) {
+    T before = value_.load(std::memory_order_relaxed);
+    detail::wm_rmw_read(resource_.id(), order, order, &before, nullptr, sizeof(T), loc);
+    std::atomic<T> scratch(before);
+    apply(scratch);
+    const T after = scratch.load(std::memory_order_relaxed);
+    if (detail::wm_rmw(resource_.id(), order, &before, &after, sizeof(T), true))
+      value_.store(after, std::memory_order_relaxed);
     return before;
   }
-  // rc11: a compare-exchange that succeeded is a read-modify-write; one that
-  // failed read the newest value (now in `expected`) with the failure order.
-  bool weak_cas(bool ok, const T& expected, std::memory_order success, std::memory_order failure) {
-    if (detail::weak(&value_)) [[unlikely]] {
-      const T after = value_.load(std::memory_order_relaxed);
-      if (ok) detail::wm_rmw(resource_.id(), success, &expected, &after, sizeof(T), true);
-      else detail::wm_rmw(resource_.id(), failure, &expected, &expected, sizeof(T), false);
+  // rc11: a compare-exchange reads the store the model chooses; it succeeds
+  // when that store holds `expected` (a read-modify-write), and fails
+  // otherwise (a load with the failure order, its value now in `expected`).
+  // A weak one may also fail spuriously on a store that holds `expected`.
+  bool weak_cas(T& expected, const T& desired, std::memory_order success, std::memory_order failure, loc_t loc,
+                bool weak_exchange) {
+    T seen = value_.load(std::memory_order_relaxed);
+    detail::wm_rmw_read(resource_.id(), success, failure, &seen, &expected, sizeof(T), loc);
+    if (detail::same_bits(seen, expected) &&
+        !(weak_exchange && spurious_cas_failures_enabled() && choose_rare(point_kind::rmw, resource_, loc))) {
+      if (detail::wm_rmw(resource_.id(), success, &seen, &desired, sizeof(T), true))
+        value_.store(desired, std::memory_order_relaxed);
+      return true;
     }
-    return ok;
+    detail::wm_rmw(resource_.id(), failure, &seen, &seen, sizeof(T), false);
+    expected = seen;
+    return false;
   }
 
   std::atomic<T> value_;
@@ -421,12 +455,15 @@ class atomic_flag {
   }
   bool test_and_set(std::memory_order order = seq, loc_t loc = loc_t::current()) {
     detail::atomic_point(point_kind::rmw, resource_, loc, order);
-    const bool before = flag_.test_and_set(order);
     if (detail::weak(&flag_)) [[unlikely]] {
+      bool before = flag_.test(std::memory_order_relaxed);
       const bool after = true;
-      detail::wm_rmw(resource_.id(), order, &before, &after, sizeof(bool), true);
+      detail::wm_rmw_read(resource_.id(), order, order, &before, nullptr, sizeof(bool), loc);
+      if (detail::wm_rmw(resource_.id(), order, &before, &after, sizeof(bool), true))
+        flag_.test_and_set(std::memory_order_relaxed);
+      return detail::noted(before);
     }
-    return detail::noted(before);
+    return detail::noted(flag_.test_and_set(order));
   }
   void clear(std::memory_order order = seq, loc_t loc = loc_t::current()) {
     detail::atomic_point(point_kind::write, resource_, loc, order);

@@ -53,6 +53,7 @@ void weak_memory::clear() {
   fenced_stores_.clear();
   sc_epoch_ = 0;
   reads_from_ = 0;
+  rmw_read_ = {};
 }
 
 std::uint64_t weak_memory::next_event(operation_id me, op_state& o) {
@@ -360,14 +361,53 @@ bool weak_memory::store(object_id x, std::memory_order order, const void* curren
   return newest;
 }
 
-void weak_memory::rmw(object_id x, std::memory_order order, const void* before, const void* after, std::size_t size,
+void weak_memory::rmw_read(object_id x, std::memory_order order, std::memory_order failure, void* value,
+                           const void* expected, std::size_t size, const std::source_location& loc) {
+  location& l = at(x, value, size);
+  const operation_id me = engine_.running();
+  op_state& o = op(me);
+  const bool sc_success = order == std::memory_order_seq_cst, sc_failure = failure == std::memory_order_seq_cst;
+  if (sc_success || sc_failure) sc_access();
+  // The floors of load(): coherence, psc_F, and for a seq_cst read the
+  // seq_cst stores. A compare-exchange's two orders may differ in the last.
+  std::size_t oldest = position(x, seen(o.current, x));
+  if (!o.current.fences.empty()) oldest = std::max(oldest, psc_floor(x, o.current.fences));
+  const std::size_t sc_oldest = std::max<std::size_t>(oldest, position(x, seen(sc_, x)));
+  const std::size_t succeeds_from = sc_success ? sc_oldest : oldest, fails_from = sc_failure ? sc_oldest : oldest;
+  rmw_candidates_.clear();
+  choice_names_.clear();
+  for (std::size_t p = l.order.size(); p-- > oldest;) {
+    const std::uint32_t s = l.order[p];
+    const bool succeeds = expected == nullptr || std::memcmp(l.stores[s].value, expected, size) == 0;
+    if (p < (succeeds ? succeeds_from : fails_from)) continue;
+    if (succeeds && l.stores[s].read_by_rmw) continue;  // atomicity: another read-modify-write sits right after it
+    rmw_candidates_.push_back(s);
+    choice_names_.push_back(l.stores[s].event);
+  }
+  // The newest store is never read by a read-modify-write (one would be
+  // newer), and no floor is above it: it is always candidate 0.
+  std::uint64_t k = 0;
+  if (rmw_candidates_.size() > 1) {
+    choice ch{step_kind::choose_int, rmw_candidates_.size(), false, point_kind::read, x};
+    ch.names = choice_names_.data();
+    k = engine_.choose(ch, loc);
+  }
+  rmw_read_ = {true, x, me, rmw_candidates_[k]};
+  std::memcpy(value, l.stores[rmw_candidates_[k]].value, size);
+}
+
+bool weak_memory::rmw(object_id x, std::memory_order order, const void* before, const void* after, std::size_t size,
                       bool wrote) {
   location& l = at(x, before, size);
   const operation_id me = engine_.running();
   op_state& o = op(me);
   const bool sc = order == std::memory_order_seq_cst;
   if (sc) sc_access();
-  const std::uint32_t read = l.order.back();  // a read-modify-write reads the newest store
+  // The store rmw_read chose, else the newest.
+  const bool chosen = rmw_read_.chosen && rmw_read_.x == x && rmw_read_.by == me;
+  const std::uint32_t read = chosen ? rmw_read_.store : l.order.back();
+  rmw_read_.chosen = false;
+  const bool newest = read == l.order.back();
   last_read_ = read;
   const std::uint64_t event = next_event(me, o);
   read_from(event, x, read);
@@ -376,23 +416,33 @@ void weak_memory::rmw(object_id x, std::memory_order order, const void* before, 
   if (wrote) {
     last_.written = event;
     last_.pred = l.stores[read].event;
-    last_.newest = true;
+    last_.newest = newest;
   }
-  if (!wrote && !o.current.fences.empty()) fenced_loads_.push_back({x, read, o.current.fences});
+  if (!newest) note(x, read, false, order);
+  if (!wrote && !o.current.fences.empty()) {
+    psc_order(x, position(x, read), o.current.fences);
+    fenced_loads_.push_back({x, read, o.current.fences});
+  }
   raise(o.current, x, read);
   join(is_acquire(order) ? o.current : o.pending_acquire, l.stores[read].message);
   if (wrote) {
     l.stores[read].read_by_rmw = true;
-    const std::uint32_t store = insert(x, l.order.size(), after, size, me, engine_.step_where());  // may move l.stores
+    // Right after the store it read (rmw ∩ (rb;mo) = ∅).
+    const std::uint32_t store = insert(x, position(x, read) + 1, after, size, me, engine_.step_where());  // may move l.stores
     last_written_ = store;
     l.stores[store].event = event;
-    if (!o.current.fences.empty()) fenced_stores_.push_back({x, store, o.current.fences});  // last in mo: orders no fence yet
+    if (!o.current.fences.empty()) {
+      // Before newer stores some fence saw, it follows the fences before it.
+      psc_order(x, position(x, store), o.current.fences);
+      fenced_stores_.push_back({x, store, o.current.fences});
+    }
     raise(o.current, x, store);
     view& message = l.stores[store].message;
     message_of_store(o, x, is_release(order), store, message);
     join(message, l.stores[read].message);  // the release sequence continues through it
     if (sc) raise(sc_, x, store);
   }
+  return newest;
 }
 
 void weak_memory::fence(std::memory_order order) {
@@ -436,9 +486,13 @@ bool wm_store(object_id x, std::memory_order order, const void* current, const v
               std::source_location loc) {
   return state().store(x, order, current, value, size, loc);
 }
-void wm_rmw(object_id x, std::memory_order order, const void* before, const void* after, std::size_t size,
+void wm_rmw_read(object_id x, std::memory_order order, std::memory_order failure, void* value, const void* expected,
+                 std::size_t size, std::source_location loc) {
+  state().rmw_read(x, order, failure, value, expected, size, loc);
+}
+bool wm_rmw(object_id x, std::memory_order order, const void* before, const void* after, std::size_t size,
             bool wrote) {
-  state().rmw(x, order, before, after, size, wrote);
+  return state().rmw(x, order, before, after, size, wrote);
 }
 void wm_fence(std::memory_order order) { state().fence(order); }
 

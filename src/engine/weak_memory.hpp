@@ -43,8 +43,21 @@ class weak_memory {
   // True when the store is now the newest in mo (the caller writes it through).
   bool store(object_id x, std::memory_order order, const void* current, const void* value, std::size_t size,
              const std::source_location& loc);
-  // A read-modify-write read `before` (the newest store) and, when `wrote`, stored `after`.
-  void rmw(object_id x, std::memory_order order, const void* before, const void* after, std::size_t size, bool wrote);
+  // A read-modify-write's read, chosen before its new value is computed:
+  // any store from the newest this operation has seen onwards (and, when
+  // seq_cst, from the seq_cst stores' onwards) that no other
+  // read-modify-write read (RC11's atomicity: it will go right after it in
+  // mo). For a compare-exchange, `expected` tells the stores it would
+  // succeed on (those) from the ones it fails on (a load with the `failure`
+  // order, which any read-modify-write may have read too); null for the
+  // others. `value` holds the newest value on entry and the one read on
+  // return. Choice 0 is the newest store, the sequentially consistent one.
+  void rmw_read(object_id x, std::memory_order order, std::memory_order failure, void* value, const void* expected,
+                std::size_t size, const std::source_location& loc);
+  // A read-modify-write read the store rmw_read chose (the newest store when
+  // none was chosen) and, when `wrote`, stored `after` right after it in mo.
+  // True when that store is now the newest (the caller writes it through).
+  bool rmw(object_id x, std::memory_order order, const void* before, const void* after, std::size_t size, bool wrote);
   void fence(std::memory_order order);
   void acquire(object_id object);
   void release(object_id object);
@@ -194,6 +207,14 @@ class weak_memory {
   view sc_;                          // seq_cst operations and fences meet here
   std::uint32_t last_read_ = 0;
   std::uint32_t last_written_ = 0;
+  // rmw_read's choice, for the rmw() call of the same step.
+  struct rmw_choice {
+    bool chosen = false;
+    object_id x = 0;
+    operation_id by = 0;
+    std::uint32_t store = 0;
+  } rmw_read_;
+  std::vector<std::uint32_t> rmw_candidates_;  // scratch of rmw_read
   std::uint64_t reads_from_ = 0;  // execution()'s rf part: a sum, so the order loads ran in does not count
   // Iterations reuse every vector above (clear() keeps their capacity) and the
   // message views of the last iteration's stores, so that a warm iteration

@@ -13,8 +13,9 @@
 // compare_exchange_weak may fail spuriously under control, as heddle::atomic
 // does, when spurious CAS failures are on. Outside control only the real
 // operation runs. Under --memory-model rc11 the operations go through the
-// weak-memory model instead (rt/weak_atomics.cpp): a load may return an older
-// store than memory holds, and the edges follow the store it read.
+// weak-memory model instead (rt/weak_atomics.cpp): a load or a
+// read-modify-write may read an older store than memory holds (the latter then
+// computes its new value from that one), and the edges follow the store read.
 #include <cstdint>
 
 #include "rt/tsan_runtime.hpp"
@@ -76,7 +77,13 @@ template <class T, class Op>
 T read_modify_write(volatile T* a, int order, std::uintptr_t pc, Op op) {
   if (tsan::weak_memory_on()) [[unlikely]] {
     const tsan::weak_access w = tsan::weak_begin(point_kind::rmw, address_of(a), sizeof(T), pc);
-    const T before = op();  // a read-modify-write reads the newest store, which memory holds
+    // The model chooses the store it reads; the real operation then computes
+    // the new value from that one (weak_rmw puts the newest back in memory
+    // when the new store goes before it in mo).
+    T before;
+    tsan::weak_rmw_read(w, static_cast<tsan_order>(order), static_cast<tsan_order>(order), &before, nullptr);
+    __atomic_store_n(a, before, sc);
+    op();
     tsan::weak_rmw(w, static_cast<tsan_order>(order), &before, true, pc);
     return before;
   }
@@ -87,12 +94,13 @@ template <class T>
 int weak_compare_exchange(volatile T* a, T* expected, T desired, int success, int failure, bool weak,
                           std::uintptr_t pc) {
   const tsan::weak_access w = tsan::weak_begin(point_kind::rmw, address_of(a), sizeof(T), pc);
-  const T current = __atomic_load_n(a, sc);
+  T current;
+  tsan::weak_rmw_read(w, static_cast<tsan_order>(success), static_cast<tsan_order>(failure), &current, expected);
   const bool equal = current == *expected;
   const bool done = equal && !(weak && tsan::spurious_cas_failure(address_of(a)));
   if (done) __atomic_store_n(a, desired, sc);
   else *expected = current;
-  // A failed exchange read the newest store, with the failure order.
+  // A failed exchange read the store the model chose, with the failure order.
   tsan::weak_rmw(w, static_cast<tsan_order>(done ? success : failure), &current, done, pc);
   return done ? 1 : 0;
 }

@@ -77,9 +77,16 @@ weak_access weak_begin(point_kind kind, std::uintptr_t address, std::uint32_t si
 void weak_load(const weak_access& a, tsan_order order, void* value, std::uintptr_t pc);
 // A store of `value`, written to memory if it is the newest in modification order.
 void weak_store(const weak_access& a, tsan_order order, const void* value, std::uintptr_t pc);
-// A read-modify-write already done on memory: it read `before` (the newest
-// value) and, when `wrote`, left `after` there. A failed compare-exchange is
-// one that did not write, with its failure order.
+// A read-modify-write's read, before it is done on memory: `value` gets the
+// value of the store the model lets it read (engine/weak_memory.hpp,
+// rmw_read; the newest for a location it does not model). `expected` is a
+// compare-exchange's, null for the others. Memory is left alone.
+void weak_rmw_read(const weak_access& a, tsan_order order, tsan_order failure, void* value, const void* expected);
+// A read-modify-write already done on memory: it read `before` (what
+// weak_rmw_read chose, or the newest value) and, when `wrote`, left `after`
+// there. A failed compare-exchange is one that did not write, with its
+// failure order. When its store is not the newest in mo, memory gets the
+// newest back.
 void weak_rmw(const weak_access& a, tsan_order order, const void* before, bool wrote, std::uintptr_t pc);
 void weak_fence(tsan_order order);
 // [address, address + size) is a new object or no longer one (allocated,

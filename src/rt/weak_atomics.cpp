@@ -230,6 +230,12 @@ void weak_store(const weak_access& a, tsan_order order, const void* value, std::
   remember_newest(a);
 }
 
+void weak_rmw_read(const weak_access& a, tsan_order order, tsan_order failure, void* value, const void* expected) {
+  read_memory(a.address, a.size, value);
+  if (!a.modelled) return;
+  model().rmw_read(a.object, to_std(order), to_std(failure), value, expected, a.size, std::source_location{});
+}
+
 void weak_rmw(const weak_access& a, tsan_order order, const void* before, bool wrote, std::uintptr_t pc) {
   if (!a.modelled) {
     unmodelled(a, wrote ? point_kind::rmw : point_kind::read, order, pc);
@@ -238,7 +244,11 @@ void weak_rmw(const weak_access& a, tsan_order order, const void* before, bool w
   unsigned char after[16];
   read_memory(a.address, a.size, after);
   detail::weak_memory& m = model();
-  m.rmw(a.object, to_std(order), before, after, a.size, wrote);
+  if (!m.rmw(a.object, to_std(order), before, after, a.size, wrote) && wrote) {
+    // Placed before newer stores: memory keeps the newest (remembered after the last operation).
+    auto it = state().locations.find(a.address);
+    if (it != state().locations.end()) write_memory(a.address, a.size, it->second.newest);
+  }
   if (detecting()) {
     race_detector& detector = the_race_detector();
     const std::uint32_t read = m.last_read();

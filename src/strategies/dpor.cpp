@@ -303,7 +303,8 @@ bool dpor_strategy::absorb_weak() {
   f.pred = w.pred;
   f.newest = w.newest;
   if (w.kind != weak_access::what::fence) f.object = w.object;
-  if (w.kind == weak_access::what::load && f.cands.empty()) f.cands.push_back(w.read);  // its only candidate
+  if ((w.kind == weak_access::what::load || w.kind == weak_access::what::rmw) && f.cands.empty())
+    f.cands.push_back(w.read);  // its only candidate
   if (made > 1) f.global = true;  // more than one access in a step: dependent with everything
   decision& d = stack_[e.node];
   if (carried_ != no_step && stack_[carried_].explored.back() == f.op) carried_ = no_step;

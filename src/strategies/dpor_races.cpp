@@ -78,8 +78,15 @@ bool dpor_strategy::dependent(const footprint& a, const footprint& b) const {
 //   graph instead of taking it from the run (weak_memory.hpp, sc_fence), so
 //   either order leaves the same state, and a load after one of them may read
 //   exactly what the graph allows whichever ran first;
-// - a read-modify-write reads the newest store: dependent with every store
-//   and read-modify-write of its location, as a store with loads;
+// - a read-modify-write chooses the store it reads as a load does (any one
+//   no other read-modify-write read) and goes right after it in mo. After a
+//   store or read-modify-write it did not read, it commutes with it as a
+//   load does: run first, it may still read what it read, and the other
+//   goes after it in mo as it did. After the one it read, it happens after
+//   it, and races with it if that one is a read-modify-write too (with the
+//   later one first, the earlier one may read it). Before a store or
+//   read-modify-write, it races with it as a load does (run second, it may
+//   read it);
 // - other fences touch only their operation's views: independent.
 dpor_strategy::relation dpor_strategy::related(const footprint& a, const footprint& b) const {
   using w = weak_access::what;
@@ -96,7 +103,9 @@ dpor_strategy::relation dpor_strategy::related(const footprint& a, const footpri
     if (both_sc) return {true, true};
     return {b.rf == a.wrote, false};
   }
-  if (a.wk == w::rmw || b.wk == w::rmw || both_sc) return {true, true};
+  if (both_sc) return {true, true};
+  if (b.wk == w::rmw) return {b.rf == a.wrote, a.wk == w::rmw};
+  if (a.wk == w::rmw) return {false, true};
   return {};
 }
 
@@ -134,10 +143,14 @@ bool dpor_strategy::stays_asleep(footprint& sleeping, const footprint& b) const 
       // store placed before newer stores would make every place after those
       // fresh too, which the names do not say: this store wakes wholly.
       if (b.sc && sleeping.sc && !b.newest) return false;
-      if (b.wk == w::rmw || (b.sc && sleeping.sc) || contains_name(sleeping.fresh, b.pred)) add(b.wrote);
+      // (Right after a read-modify-write that read a store it did not: with
+      // this store first, that one could read the same store all the same.)
+      if ((b.wk == w::rmw && b.sc) || (b.sc && sleeping.sc) || contains_name(sleeping.fresh, b.pred)) add(b.wrote);
       break;
     case w::rmw:
-      if (b.newest) add(b.wrote);
+      // As a load: a store it may now read (placed right after one it could
+      // read, or after a fresh one); it then goes right after it in mo.
+      if (b.newest || contains_name(sleeping.cands, b.pred) || contains_name(sleeping.fresh, b.pred)) add(b.wrote);
       // A seq_cst store placed before the newest: with this seq_cst
       // read-modify-write first, it would have gone after it.
       else if (b.sc && sleeping.sc) return false;
@@ -172,14 +185,18 @@ void dpor_strategy::analyze() {
   // not read (older than its coherence floor, so not among its candidates)
   // do not race: with j first, the load still could not read j. That store
   // must have existed when the load ran; one made after it could be the
-  // reason j went there.
+  // reason j went there. The same holds of a read-modify-write i and a later
+  // store or read-modify-write j, except right after i's own store: with j
+  // first, i may read j there.
   auto race_dep = [this](std::size_t i, std::size_t j) {
     const footprint& a = events_[i].f;
     const footprint& b = events_[j].f;
     if (!weak_step(a) || !weak_step(b)) return dependent(a, b);
     if (!related(a, b).race) return false;
     using w = weak_access::what;
-    if (a.wk != w::load || b.wk != w::store || (a.sc && b.sc) || contains_name(a.cands, b.pred)) return true;
+    if ((a.wk != w::load && a.wk != w::rmw) || (b.wk != w::store && b.wk != w::rmw) || (a.sc && b.sc) ||
+        contains_name(a.cands, b.pred) || (a.wk == w::rmw && b.pred == a.wrote))
+      return true;
     for (std::size_t k = i + 1; k < j; ++k)
       if (weak_step(events_[k].f) && events_[k].f.wrote == b.pred) return true;
     return false;

@@ -539,6 +539,85 @@ TEST(litmus, an_rmw_reads_the_store_right_before_it_in_modification_order) {
             (outcomes{{0, 1, 2}, {1, 0, 2}}));
 }
 
+// A read-modify-write may read an older store than the newest, one that no
+// other read-modify-write read (RC11's atomicity), and go right after it in
+// mo. x=1; y=1 || a=y; b=x.fetch_add(10), all relaxed, outcome (a, b,
+// final x). y has one store, so a is 0 or 1 (rf), and the RMW U reads 0 or
+// x=1. Reading 0 puts U right after 0 in mo, then x=1: mo 0, U, 1, final 1.
+// With a=1 nothing orders x=1 before U: hb is po (rf relaxed), and the
+// only cycle candidate, x=1 hb U mo x=1, needs x=1 hb U. So all four
+// outcomes: (a, 0, 1) and (a, 1, 11) for a in {0, 1}. (1, 0, 1) needs U to
+// run after x=1 and read behind it; heddle hid it while RMWs read the newest
+// store. With y release/acquire, a=1 makes x=1 hb U, and U reading 0 would
+// put U mo-before x=1 (x=1 hb U mo x=1, a coherence cycle): (1, 0, 1) is
+// forbidden.
+outcome rmw_behind_a_store(std::memory_order y_store, std::memory_order y_load) {
+  heddle::atomic<int> x{0}, y{0};
+  int a = -1, b = -1;
+  heddle::thread t([&] {
+    x.store(1, rlx);
+    y.store(1, y_store);
+  });
+  a = y.load(y_load);
+  b = x.fetch_add(10, rlx);
+  t.join();
+  return outcome{a, b, x.load(rlx)};
+}
+TEST(litmus, an_rmw_may_read_a_store_older_than_one_that_ran_before_it) {
+  const outcomes all{{0, 0, 1}, {0, 1, 11}, {1, 0, 1}, {1, 1, 11}};
+  EXPECT_EQ(explore_rc11([] { return rmw_behind_a_store(rlx, rlx); }), all);
+  EXPECT_EQ(explore_rc11([] { return rmw_behind_a_store(rel, acq); }), without(all, {{1, 0, 1}}));
+}
+// The same with a compare-exchange 0 -> 10: it succeeds exactly when it
+// reads 0 (then it is an RMW right after 0, and x=1 after it: final 1), and
+// fails when it reads x=1 (a load; final 1). Outcome (a, succeeded, final
+// x): a=1 with success is the older read, allowed with y relaxed, forbidden
+// with y release/acquire (x=1 hb the CAS, which may then not read 0).
+outcome cas_behind_a_store(std::memory_order y_store, std::memory_order y_load) {
+  heddle::atomic<int> x{0}, y{0};
+  int a = -1;
+  heddle::thread t([&] {
+    x.store(1, rlx);
+    y.store(1, y_store);
+  });
+  a = y.load(y_load);
+  int expected = 0;
+  const bool ok = x.compare_exchange_strong(expected, 10, rlx);
+  t.join();
+  return outcome{a, ok ? 1 : 0, x.load(rlx)};
+}
+TEST(litmus, a_compare_exchange_may_succeed_on_a_store_older_than_one_that_ran_before_it) {
+  const outcomes all{{0, 0, 1}, {0, 1, 1}, {1, 0, 1}, {1, 1, 1}};
+  EXPECT_EQ(explore_rc11([] { return cas_behind_a_store(rlx, rlx); }), all);
+  EXPECT_EQ(explore_rc11([] { return cas_behind_a_store(rel, acq); }), without(all, {{1, 1, 1}}));
+}
+// Atomicity with older reads: two compare-exchanges 0 -> 1 and 0 -> 2 and
+// a store x=3, in three threads, all relaxed; outcome (ok1, ok2). A CAS
+// succeeds when it reads 0, and then sits right after 0 in mo; both doing
+// so would put two stores right after 0: (1, 1) is forbidden, even where
+// x=3 ran first and both read behind it. One reads 0 and the other reads
+// x=3 or the winner's store (fails): (1, 0), (0, 1); both read x=3 (a failed
+// CAS stores nothing): (0, 0).
+TEST(litmus, two_compare_exchanges_never_both_succeed_on_one_store) {
+  EXPECT_EQ(explore_rc11([] {
+              heddle::atomic<int> x{0};
+              int ok1 = -1, ok2 = -1;
+              heddle::thread t1([&] {
+                int e = 0;
+                ok1 = x.compare_exchange_strong(e, 1, rlx) ? 1 : 0;
+              });
+              heddle::thread t2([&] {
+                int e = 0;
+                ok2 = x.compare_exchange_strong(e, 2, rlx) ? 1 : 0;
+              });
+              x.store(3, rlx);
+              t1.join();
+              t2.join();
+              return outcome{ok1, ok2};
+            }),
+            (outcomes{{0, 0}, {0, 1}, {1, 0}}));
+}
+
 // --- How many executions dpor explores (docs/memory-model.md derives SB and
 // MP by hand). An execution is a graph: each load's store (rf) and each
 // location's modification order (mo); the final loads in the test body read
@@ -723,6 +802,27 @@ TEST(litmus_executions, read_modify_writes) {
               b.join();
               c.join();
               return outcome{r1, r2};
+            }), (counts{6, 6}));
+}
+// Read-modify-writes that read older stores: rmw_behind_a_store has 2 rf
+// choices of y times 2 of the RMW (mo follows: right after what it read),
+// 4; with y release/acquire a=1 leaves the RMW one choice: 3. Three
+// relaxed writers of x, one store and two fetch_adds, in three threads:
+// every order of the three in mo is consistent (no hb between threads), and
+// it fixes what each RMW read: 3! = 6.
+TEST(litmus_executions, read_modify_writes_that_read_older_stores) {
+  EXPECT_EQ(counts_rc11([] { return rmw_behind_a_store(rlx, rlx); }), (counts{4, 4}));
+  EXPECT_EQ(counts_rc11([] { return rmw_behind_a_store(rel, acq); }), (counts{3, 3}));
+  EXPECT_EQ(counts_rc11([] { return cas_behind_a_store(rlx, rlx); }), (counts{4, 4}));
+  EXPECT_EQ(counts_rc11([] {
+              heddle::atomic<int> x{0};
+              int r1 = -1, r2 = -1;
+              heddle::thread a([&] { x.store(1, rlx); });
+              heddle::thread b([&] { r1 = x.fetch_add(10, rlx); });
+              r2 = x.fetch_add(100, rlx);
+              a.join();
+              b.join();
+              return outcome{r1, r2, x.load(rlx)};
             }), (counts{6, 6}));
 }
 

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <string>
 
 #include "heddle/async.hpp"
@@ -179,6 +180,50 @@ TEST(tsan_atomics, hooks_outside_control_do_the_plain_operation) {
   EXPECT_EQ(read_counter(), 42);
   alignas(16) tsan_u128 word = 7;
   EXPECT_TRUE(wide_exchange(&word, 9) == 7);
+}
+
+// Under rc11 a read-modify-write may read an older store than memory holds,
+// as heddle::atomic's does (tests/memory_model/litmus_test.cpp,
+// an_rmw_may_read_a_store_older_than_one_that_ran_before_it, derives the
+// outcomes): x=1; y=1 || a=y; b=x.fetch_add(10) (or a compare-exchange
+// 0 -> 10), all relaxed, reaches a=1 with the RMW reading 0 and x=1 after it
+// in mo (final x=1), under dfs and under dpor, which explores each of the
+// four executions once. Memory keeps the newest store: the final load reads 1.
+TEST(tsan_atomics, rc11_a_read_modify_write_may_read_a_store_older_than_memory_holds) {
+  for (const bool cas : {false, true})
+    for (const char* strategy : {"dfs", "dpor"}) {
+      SCOPED_TRACE(std::string(strategy) + (cas ? ", compare_exchange" : ", fetch_add"));
+      std::set<std::vector<int>> seen;
+      const auto r = heddle::explore(
+          quiet({.iterations = 10'000, .strategy = strategy, .memory_model = heddle::memory_model::rc11}), [&seen, cas] {
+            std::atomic<int> x{0}, y{0};
+            int a = -1, b = -1;
+            heddle::thread t([&x, &y] {
+              x.store(1, std::memory_order_relaxed);
+              y.store(1, std::memory_order_relaxed);
+            });
+            a = y.load(std::memory_order_relaxed);
+            if (cas) {
+              int expected = 0;
+              b = x.compare_exchange_strong(expected, 10, std::memory_order_relaxed) ? 1 : 0;
+            } else {
+              b = x.fetch_add(10, std::memory_order_relaxed);
+            }
+            t.join();
+            seen.insert({a, b, x.load(std::memory_order_relaxed)});
+          });
+      ASSERT_FALSE(r.bug) << r.report;
+      EXPECT_TRUE(r.stats.exhausted);
+      // fetch_add: (a, value read, final x); compare_exchange: (a, succeeded, final x).
+      const std::set<std::vector<int>> expected =
+          cas ? std::set<std::vector<int>>{{0, 0, 1}, {0, 1, 1}, {1, 0, 1}, {1, 1, 1}}
+              : std::set<std::vector<int>>{{0, 0, 1}, {0, 1, 11}, {1, 0, 1}, {1, 1, 11}};
+      EXPECT_EQ(seen, expected);
+      if (std::string(strategy) == "dpor") {
+        EXPECT_EQ(r.stats.schedules, 4u);
+        EXPECT_EQ(r.stats.iterations, 4u);
+      }
+    }
 }
 
 // --- the race detector -------------------------------------------------------
