@@ -11,9 +11,11 @@
 // operations. Under memory_model::sc (the default) every operation behaves as
 // sequentially consistent whatever memory_order it names. Under
 // memory_model::rc11 the engine keeps each atomic's stores in modification
-// order (engine/weak_memory.hpp): a load may read an older store as RC11
-// allows, a store may be ordered before newer ones, and the memory orders and
-// fences decide what each operation must see (docs/memory-model.md). The real
+// order (engine/weak_memory.hpp): a load or a read-modify-write may read an
+// older store as RC11 allows (the latter then computes its new value from it
+// and goes right after it), a store may be ordered before newer ones, and
+// the memory orders and fences decide what each operation must see
+// (docs/memory-model.md). The real
 // std::atomic then always holds the newest value in modification order.
 // Values larger than 16 bytes stay sequentially consistent.
 //

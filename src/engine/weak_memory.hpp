@@ -8,8 +8,10 @@
 // must not read behind (coherence). Each store keeps a message view: what an
 // acquirer learns by reading it (the storer's view for a release store or a
 // store after a release fence, the release sequence's for a read-modify-write).
-// seq_cst accesses meet in one global view, in the order the engine runs
-// them; seq_cst fences are ordered by the graph (psc_F, checked: sc_fence
+// A read-modify-write reads a store it chooses, as a load does, among those
+// no other read-modify-write read, and goes right after it in mo (RC11's
+// atomicity). seq_cst accesses meet in one global view, in the order the
+// engine runs them; seq_cst fences are ordered by the graph (psc_F, checked: sc_fence
 // below). Every choice (which store a load reads, where in mo a
 // store goes) is a recorded data choice of the engine, choice 0 being the
 // sequentially consistent one. docs/memory-model.md says what is modelled.
