@@ -265,12 +265,22 @@ void wait_task(task_core& t, std::source_location loc) {
   hb_acquire(t.finished);
 }
 
-void yield(task_core* self, std::source_location loc) {
+namespace {
+// yield() of a task that runs on a pool: it gives its worker back meanwhile.
+[[gnu::noinline]] void yield_on_pool(thread_pool* pool, std::source_location loc) {
   if (control.running == 0) return;
-  thread_pool* const pool = self != nullptr ? self->pool : nullptr;
-  if (pool != nullptr) pool_release(pool);
+  pool_release(pool);
   renew_at_point(0, point_kind::yield, 0, loc);
-  if (pool != nullptr) pool_acquire(pool, loc);
+  pool_acquire(pool, loc);
+}
+}  // namespace
+
+// The common case, a task on no pool, ends in a tail call to the engine: no
+// frame of its own around the decision.
+void yield(task_core* self, std::source_location loc) {
+  if (self != nullptr && self->pool != nullptr) [[unlikely]] return yield_on_pool(self->pool, loc);
+  if (control.running == 0) return;
+  renew_at_point(0, point_kind::yield, 0, loc);
 }
 
 void delay(task_core* self, std::int64_t nanoseconds, std::source_location loc) {
