@@ -196,8 +196,7 @@ void fiber_backend::begin_iteration(operation_main main, void* engine) {
 }
 
 fiber_backend::slot& fiber_backend::at(std::size_t index) {
-  // Grown by doubling: a task program moves its fibers to a new slot at
-  // every resumption (move_slot), one slot more each time.
+  // Grown by doubling.
   if (index >= slots_.size()) slots_.resize(std::max(index + 1, 2 * slots_.size()));
   return slots_[index];
 }
@@ -205,8 +204,6 @@ fiber_backend::slot& fiber_backend::at(std::size_t index) {
 void fiber_backend::create(std::size_t index) {
   slot& s = at(index);
   s.created = true;
-  s.origin = static_cast<std::uint32_t>(index);
-  s.last = 0;
   origins_.push_back(static_cast<std::uint32_t>(index));
   if (idle_.empty()) return make_fiber(index);
   idle_fiber& f = idle_.back();
@@ -260,10 +257,8 @@ void fiber_backend::abandon(std::size_t index) {
   if (s.context) new ctx::fiber(std::move(s.context));  // NOLINT: intentional leak
 }
 
-// Only the slots that fibers were created in and the last slot each was moved
-// to can still be marked created (move_slot_now resets the others): a task
-// program uses a slot per coroutine resumption, and looking at all of them
-// cost a tenth of its iteration.
+// Only the slots that fibers were created in are marked created: the
+// iteration's, not every slot of the table.
 void fiber_backend::end_iteration() {
   for (const std::uint32_t i : origins_) {
     slot& s = slots_[i];
@@ -271,7 +266,6 @@ void fiber_backend::end_iteration() {
     // what is left in a slot is a parked fiber.
     if (s.created && s.context) idle_.push_back({std::move(s.context), s.stack_bottom, s.stack_size});
     s.created = false;
-    if (s.last != 0) slots_[s.last].created = false;
   }
   origins_.clear();
   for (ctx::stack_context& sc : retired_) pool_.deallocate(sc);

@@ -137,46 +137,19 @@ class fiber_backend final : public backend {
   // The switch itself, inline: the engine holds a fiber_backend when it runs
   // on one and calls this directly, so a decision reaches jump_fcontext
   // without a virtual call or another frame (docs/design.md).
+  // `to` has a slot (reserve_slot).
   void switch_now(std::size_t from, std::size_t to) {
-    if (to >= slots_.size() || !slots_[to].created) [[unlikely]] create(to);
+    if (!slots_[to].created) [[unlikely]] create(to);
     if (unusual_switch_) [[unlikely]] return switch_unusually(from, to);
     switch_fiber(from, to);
   }
-  void abandon(std::size_t slot) override;
-  void move_slot(std::size_t from, std::size_t to) override { move_slot_now(from, to); }
-  // move_slot, inline: the engine calls it at every coroutine resumption
-  // (engine::renew), as it calls switch_now at every decision. The fiber
-  // keeps serving its old slot number in its loop (make_fiber): when the
-  // operation, now `to`, finishes, the fiber parks into slot `from`, which
-  // nothing else uses again in the iteration, and end_iteration() finds it
-  // there.
-  void move_slot_now(std::size_t from, std::size_t to) {
-    const std::size_t top = from > to ? from : to;
-    if (top >= slots_.size()) [[unlikely]] at(top);
-    slot& source = slots_[from];
-    slot& target = slots_[to];
-    target.created = true;
-    // The fiber parks in its first slot (its origin) when its operation
-    // finishes, so end_iteration() looks only there and at the slot it was
-    // moved to last: a slot it leaves for good (not its origin) is reset now.
-    target.origin = source.origin;
-    slots_[source.origin].last = static_cast<std::uint32_t>(to);
-    if (source.origin != from) source.created = false;
-#ifdef HEDDLE_FIBER_JUMP
-    // Boost's move-assignment, without its swap and its test of what it
-    // destroys, when there is nothing to destroy (`to` is a fresh slot).
-    if (raw_context(target.context) == nullptr) [[likely]]
-      raw_context(target.context) = std::exchange(raw_context(source.context), nullptr);
-    else
-      target.context = std::move(source.context);
-#else
-    target.context = std::move(source.context);  // empty when `from` is the running one
-#endif
-    target.stack_bottom = source.stack_bottom;
-    target.stack_size = source.stack_size;
-    // Empty unless thread-local storage is kept per operation.
-    if (storage_bytes_ != 0) [[unlikely]] target.thread_storage = std::move(source.thread_storage);
+  // Makes room for slot `index` before anything switches to it: the engine
+  // reserves an operation's slot when it creates it (engine::spawn), so a
+  // switch does not test the table's size.
+  void reserve_slot(std::size_t index) {
+    if (index >= slots_.size()) [[unlikely]] at(index);
   }
+  void abandon(std::size_t slot) override;
   void end_iteration() override;
   std::string_view name() const override { return "fibers"; }
 
@@ -249,10 +222,6 @@ class fiber_backend final : public backend {
     // the slot's fiber is parked here until the iteration ends.
     boost::context::fiber context;
     bool created = false;
-    // The slot whose fiber this is (where it parks), and in that slot the
-    // last slot the fiber was moved to (move_slot_now), 0 if none.
-    std::uint32_t origin = 0;
-    std::uint32_t last = 0;
     // The slot's stack, for AddressSanitizer's fiber annotations: the pooled
     // stack of an operation, the thread's own stack for the scheduler (learnt
     // at the first switch away from it).

@@ -311,14 +311,6 @@ void thread_backend::abandon(std::size_t slot) {
   if (slot < slots_.size() && slots_[slot] != nullptr) slots_[slot]->abandoned = true;
 }
 
-// The worker parks on its own word whatever slot it serves, so moving it is
-// moving the pointer.
-void thread_backend::move_slot(std::size_t from, std::size_t to) {
-  if (std::max(from, to) >= slots_.size()) slots_.resize(std::max(from, to) + 1, nullptr);
-  slots_[to] = std::exchange(slots_[from], nullptr);
-  if (slots_[to] != nullptr) slots_[to]->slot = to;
-}
-
 void thread_backend::end_iteration() {
   for (std::size_t i = 1; i < slots_.size(); ++i)
     if (worker* w = slots_[i]; w != nullptr && !w->abandoned) idle_.push_back(w);

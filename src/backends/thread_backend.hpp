@@ -47,7 +47,6 @@ class thread_backend final : public backend {
   void begin_iteration(operation_main main, void* engine) override;
   void switch_to(std::size_t from, std::size_t to) override;
   void abandon(std::size_t slot) override;
-  void move_slot(std::size_t from, std::size_t to) override;
   void end_iteration() override;
   std::string_view name() const override { return "threads"; }
 

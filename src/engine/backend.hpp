@@ -1,7 +1,8 @@
 // How operations physically run (DESIGN.md section 6), as the engine sees it.
 //
 // A backend keeps one execution context per slot: slot 0 is the scheduler (the
-// thread that called engine::run), slot N is operation N. The engine decides;
+// thread that called engine::run), slot N is the engine's operation record N
+// (an operation and the continuations it goes on as, engine::renew). The engine decides;
 // the backend only switches. Exactly one slot runs at a time. A fiber backend
 // and an OS-thread backend implement the same contract, so traces recorded on
 // one replay on the other.
@@ -24,10 +25,6 @@ class backend {
   virtual void switch_to(std::size_t from, std::size_t to) = 0;
   // `slot` is suspended and will never be resumed again: reclaim what can be.
   virtual void abandon(std::size_t slot) = 0;
-  // Operation `from` (running, or suspended) goes on as operation `to`, a new
-  // slot: `to` takes over `from`'s context, and `from` is never resumed again
-  // (engine::renew, the task runtime's continuations).
-  virtual void move_slot(std::size_t from, std::size_t to) = 0;
   // Every operation has finished or been abandoned.
   virtual void end_iteration() = 0;
   virtual std::string_view name() const = 0;

@@ -6,16 +6,17 @@
 // ready, and PCT needs it to be a new operation, with a fresh priority. The
 // task runtime (src/runtime) runs a coroutine on the fiber of the operation
 // that resumed it, so a resumption only has to give that operation a new
-// identity: a new record takes over the fiber (backend::move_slot), the
-// pending point and the waits, and the old record finishes.
+// identity.
 //
-// That is on the path of every task switch, so it writes only what differs
-// from the old record and what a reader of the new one needs: the name is
-// shared (operation::start), not copied; the task the operation runs is
-// followed by the engine (operation::follower), not looked up by the runtime;
-// the fiber slot moves inline. A yield or a co_await of a completed task
-// renews the running operation and takes a decision at once
-// (renew_at_point, engine.cpp), which writes the new record's point once.
+// Ids are labels of records (engine.hpp: operation, operation_label): a
+// record is one fiber's line of operations, a spawned one and its
+// continuations, and runs one id at a time. A resumption is a new id for the
+// same record: a 16-byte label (record, chain, parent, name), the record's id,
+// chain and parent, the owners of the objects that follow it, and its entry
+// in the enabled set. The old id is finished because its record runs another
+// (engine::status_of); nothing is copied and the fiber does not move. A yield
+// or a co_await of a completed task renews the running operation and takes a
+// decision at once (renew_at_point, engine.cpp).
 //
 // Contract: `op` has started and has not finished. Objects the old operation
 // owns (a mutex it holds) keep naming it: a thread mutex held across a
@@ -26,17 +27,17 @@
 
 namespace heddle::detail {
 
-// Two cache lines: a task program writes one record per coroutine resumption.
 static_assert(sizeof(operation) == 128);
+static_assert(sizeof(operation_label) == 16);
 
 operation_id engine::renew(operation_id old, std::uint32_t chain) {
   const operation_id id = continue_as<false>(old, chain);
-  if (running_ == old) running_ = id;
+  if (running_ == old) running_ = id;  // the same record: running_record_ stays
   return id;
 }
 
-void engine::grow_operations() {
-  while (ops_.size() < op_count_) ops_.emplace_back();
+void engine::grow_labels() {
+  while (labels_.size() < op_count_) labels_.emplace_back();
 }
 
 void engine::continuation_sees(operation_id old, operation_id id) {

@@ -29,7 +29,7 @@ void engine::detect_deadlock() {
   if (watch_ != nullptr) {
     bool idle = true;
     for (operation_id id = 1; id < op_count_ && idle; ++id)
-      idle = ops_[id].status == op_status::finished || (ops_[id].status == op_status::blocked && watch_->idle(id));
+      idle = status_of(id) == op_status::finished || (status_of(id) == op_status::blocked && watch_->idle(id));
     if (idle) {
       watch_->at_end(iteration_end::quiescent);
       return;
@@ -43,8 +43,8 @@ void engine::detect_deadlock() {
   std::vector<source_position> blocked_at, joining_at;
   const char* separator = "";
   for (operation_id id = 1; id < op_count_; ++id) {
-    const operation& op = ops_[id];
-    if (op.status != op_status::blocked) continue;
+    if (status_of(id) != op_status::blocked) continue;
+    const operation& op = record_of(id);
     const bool joins = op.point == point_kind::join;
     (joins ? joining_at : blocked_at)
         .push_back(op.where.line() != 0 ? source_position{op.where.file_name(), op.where.line(), op.where.function_name()}
@@ -78,7 +78,7 @@ void engine::detect_deadlock() {
     if (!v.message.empty()) message = std::move(v.message);
   }
   const bool first = !outcome_.found;
-  report(kind, std::move(message), ops_[culprit].where, false);
+  report(kind, std::move(message), record_of(culprit).where, false);
   if (first && outcome_.found) outcome_.blocked_at = std::move(blocked_at.empty() ? joining_at : blocked_at);
 }
 

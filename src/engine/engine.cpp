@@ -43,19 +43,22 @@ std::atomic<std::uint32_t> next_epoch{1};
 // themselves). Reserved at once, the buffer is one block the allocator hands
 // back to the next engine with its pages still mapped.
 thread_local std::size_t step_room = 256;
-// The same for the operation table: a task program makes an operation per
+// The same for the label table: a task program makes an operation id per
 // coroutine resumption (engine::renew), 20,000 in an iteration of 2 tasks x
 // 10,000 yields, and growing the table by doubling in each explore() call's
 // first iteration cost more than the nine iterations after it.
 thread_local std::size_t operation_room = 16;
-// The operation table itself, kept from the last engine on this thread for the
-// next (records are reused from iteration to iteration anyway). Each
-// explore() call makes an engine, and a table of 20,000 records, freed and
+// The label table itself, kept from the last engine on this thread for the
+// next (labels are reused from iteration to iteration anyway). Each
+// explore() call makes an engine, and a table of 20,000 labels, freed and
 // allocated again, went back to the system between the calls whenever
-// malloc's adaptive mmap threshold said so: a page fault every 32 records in
-// the next call's first iteration (5x slower task switches in task_bench
-// when decisions/random ran first).
-thread_local std::vector<operation> spare_operations;
+// malloc's adaptive mmap threshold said so: page faults in the next call's
+// first iteration (5x slower task switches in task_bench when
+// decisions/random ran first, when the table held 128-byte records).
+thread_local std::vector<operation_label> spare_labels;
+// And the records, few (one per spawned operation) but kept likewise: an
+// explore() call allocates nothing for them once one ran on the thread.
+thread_local std::vector<operation> spare_records;
 
 // Whether `where` names no place (std::source_location{}, as interposed calls
 // pass), tested on its one pointer instead of through it: a location from
@@ -83,13 +86,15 @@ engine::engine(backend& b, engine_config config)
   // iteration on this thread took: no growth (a reallocation and a copy each
   // time), which in a fork server's child also means fewer pages to fault in.
   outcome_.steps.reserve(step_room);
-  if (spare_operations.capacity() > 0) ops_ = std::move(spare_operations);
-  ops_.reserve(operation_room);
+  if (spare_labels.capacity() > 0) labels_ = std::move(spare_labels);
+  labels_.reserve(operation_room);
+  if (spare_records.capacity() > 0) ops_ = std::move(spare_records);
   install_unwind_safety_net();
 }
 
 engine::~engine() {
-  if (ops_.capacity() > spare_operations.capacity()) spare_operations = std::move(ops_);
+  if (labels_.capacity() > spare_labels.capacity()) spare_labels = std::move(labels_);
+  if (ops_.capacity() > spare_records.capacity()) spare_records = std::move(ops_);
 }
 
 const iteration_outcome& engine::run(strategy& s, const std::function<void()>& body) {
@@ -110,12 +115,12 @@ const iteration_outcome& engine::run(strategy& s, const std::function<void()>& b
   backend_.begin_iteration(&engine::operation_entry, this);
   spawn({}, "main", relation::spawn, 0);
 
-  if (const operation_id first = decide(); first != 0) {
-    running_ = first;
-    switch_to(0, first);
+  if (const decision first = decide(); first.id != 0) {
+    set_running(first);
+    switch_to(0, first.record);
   }
   // Back on the scheduler: the iteration is over.
-  running_ = 0;
+  set_running({});
   unwind_all();
   if (watch_ != nullptr) watch_->after_iteration();
   watch_ = nullptr;
@@ -125,7 +130,7 @@ const iteration_outcome& engine::run(strategy& s, const std::function<void()>& b
   outcome_.schedule_hash = schedule_hash_finish(schedule_hash_, outcome_.steps.size());
   outcome_.weak_execution = weak_memory_ ? weak_memory_->execution() : 0;
   if (outcome_.steps.capacity() > step_room) [[unlikely]] step_room = outcome_.steps.capacity();
-  if (ops_.capacity() > operation_room) [[unlikely]] operation_room = ops_.capacity();
+  if (labels_.capacity() > operation_room) [[unlikely]] operation_room = labels_.capacity();
   if (outcome_.found || outcome_.stopped) {
     outcome_.operation_names.clear();
     for (operation_id id = 1; id < op_count_; ++id) outcome_.operation_names.push_back(name_of(id));
@@ -149,12 +154,14 @@ weak_memory& engine::weak_memory_state() {
 void engine::reset() {
   if (weak_memory_) weak_memory_->clear();
   op_count_ = 1;  // slot 0 is the scheduler
+  record_count_ = 1;
   start_count_ = 0;
   unfinished_ = 0;
   object_count_ = 1;
   if (ops_.empty()) ops_.resize(1);
+  if (labels_.empty()) labels_.resize(1);
   if (objects_.empty()) objects_.resize(1);
-  running_ = 0;
+  set_running({});
   now_ = 0;
   ending_ = false;
   watch_ = nullptr;
@@ -219,13 +226,18 @@ std::string engine::describe_object(object_id id) const {
 operation_id engine::spawn(std::function<void()> body, std::string name, relation rel,
                            operation_id of) {
   const operation_id id = op_count_++;
+  const std::uint32_t record = record_count_++;
   ++unfinished_;
-  if (id == ops_.size()) ops_.emplace_back();
-  operation& op = ops_[id];
+  if (id == labels_.size()) labels_.emplace_back();
+  if (record == ops_.size()) ops_.emplace_back();
+  if (fibers_ != nullptr) fibers_->reserve_slot(record);  // switch_now() does not look
+  operation& op = ops_[record];
   op.id = id;
+  op.record = record;
   op.parent = running_;
-  op.chain = (rel == relation::continuation && of != 0 && of < id) ? ops_[of].chain : id;
+  op.chain = (rel == relation::continuation && of != 0 && of < id) ? labels_[of].chain : id;
   op.start = new_start(std::move(name), std::move(body));
+  labels_[id] = {record, op.chain, op.parent, op.start};
   op.follower = 0;
   op.status = op_status::enabled;
   op.started = false;
@@ -250,6 +262,8 @@ operation_id engine::spawn(std::function<void()> body, std::string name, relatio
 }
 
 std::size_t engine::operation_entry(void* self, std::size_t slot) {
+  // `slot` is the record: an operation that starts is the one spawn() made
+  // it for (a continuation never starts), operation 1's record is 1.
   auto& e = *static_cast<engine*>(self);
   e.ops_[slot].started = true;
   try {
@@ -262,40 +276,42 @@ std::size_t engine::operation_entry(void* self, std::size_t slot) {
       body();
     }
   } catch (const iteration_abort&) {
-    // running_, not slot: the operation may have gone on as another (renew).
-    e.ops_[e.running_].abort_in_flight = false;  // unwound on purpose
+    e.ops_[slot].abort_in_flight = false;  // unwound on purpose
   } catch (const std::exception& ex) {
     e.report(bug_kind::uncaught_exception,
              fmt::format("uncaught exception {}: {}", demangle(typeid(ex).name()), ex.what()),
-             e.ops_[e.running_].where, false);
+             e.ops_[slot].where, false);
   } catch (...) {
     e.report(bug_kind::uncaught_exception, "uncaught exception of a type not derived from std::exception",
-             e.ops_[e.running_].where, false);
+             e.ops_[slot].where, false);
   }
   return e.finish_running();
 }
 
 std::size_t engine::finish_running() {
   const operation_id me = running_;
-  ops_[me].status = op_status::finished;
+  operation& op = ops_[running_record_];
+  op.status = op_status::finished;
   --unfinished_;
-  ops_[me].point = point_kind::finish;
-  add_lock_points(-static_cast<int>(ops_[me].lock));
-  ops_[me].lock = false;
+  op.point = point_kind::finish;
+  add_lock_points(-static_cast<int>(op.lock));
+  op.lock = false;
   unlist_enabled(me);
-  signal(ops_[me].self);
+  signal(op.self);
   if (unwinding_) return 0;
-  const operation_id next = decide(true);
-  running_ = next;
-  return next;
+  const decision next = decide(true);
+  set_running(next);
+  return next.record;
 }
 
 bool engine::finished(operation_id op) const {
-  return op != 0 && op < op_count_ && ops_[op].status == op_status::finished;
+  return op != 0 && op < op_count_ && status_of(op) == op_status::finished;
 }
 
 void engine::join(operation_id target, const std::source_location& where) {
-  const object_id self = ops_[target].self;
+  // An id its record no longer runs (renew) has finished and is joined on nothing.
+  const operation& t = record_of(target);
+  const object_id self = t.id == target ? t.self : 0;
   // One decision either way: a point when the target has finished, else the wait.
   if (finished(target)) point(point_kind::join, self, where);
   while (!finished(target)) {
@@ -307,11 +323,14 @@ void engine::join(operation_id target, const std::source_location& where) {
 // --- scheduling --------------------------------------------------------------
 
 inline void engine::reschedule(bool from_point) {
-  const operation_id me = running_;
-  const operation_id next = decide(false, from_point);
-  if (next != me) {
-    running_ = next;
-    switch_to(me, next);  // next == 0: to the scheduler, which unwinds us
+  const decision next = decide(false, from_point);
+  // Read after the decision, not kept in a register through it. The records
+  // tell the running operation from another as the ids do (a record runs
+  // one id at a time).
+  const std::uint32_t mine = running_record_;
+  if (next.record != mine) {
+    set_running(next);
+    switch_to(mine, next.record);  // next.id == 0: to the scheduler, which unwinds us
     if (from_point) after_resume();
   }
   // A point found unwinding_ false, and without a switch nothing set it.
@@ -321,7 +340,7 @@ inline void engine::reschedule(bool from_point) {
 inline void engine::after_resume() {
   // unwinding_ first: one flag in the control block, set only while the
   // iteration's operations are unwound.
-  if (unwinding_ && ops_[running_].unwind_requested) [[unlikely]] unwind_after_resume();
+  if (unwinding_ && ops_[running_record_].unwind_requested) [[unlikely]] unwind_after_resume();
 }
 
 // The enabled set is kept up to date as operations change state, not rebuilt
@@ -341,10 +360,10 @@ void engine::list_enabled(const operation& op) {
   enabled_.emplace_back();
   for (std::size_t i = enabled_.size() - 1; i > at; --i) {
     enabled_[i] = enabled_[i - 1];
-    ops_[enabled_[i].id].listed_at = static_cast<std::uint32_t>(i);
+    ops_[enabled_[i].record].listed_at = static_cast<std::uint32_t>(i);
   }
   enabled_[at] = pending_of(op);
-  ops_[op.id].listed_at = static_cast<std::uint32_t>(at);
+  ops_[op.record].listed_at = static_cast<std::uint32_t>(at);
 }
 
 void engine::unlist_enabled(operation_id id) {
@@ -353,7 +372,7 @@ void engine::unlist_enabled(operation_id id) {
     if (enabled_[i].id == id) {
       for (std::size_t j = i + 1; j < n; ++j) {
         enabled_[j - 1] = enabled_[j];
-        ops_[enabled_[j - 1].id].listed_at = static_cast<std::uint32_t>(j - 1);
+        ops_[enabled_[j - 1].record].listed_at = static_cast<std::uint32_t>(j - 1);
       }
       enabled_.pop_back();
       return;
@@ -370,8 +389,8 @@ inline void engine::refresh_enabled(const operation& op) {
 }
 
 pending_operation engine::pending_of(const operation& op) {
-  return {op.id, op.chain, op.parent, op.point, op.object,
-          op.status == op_status::blocked && op.deadline.has_value(), op.lock};
+  return {op.id,     op.chain, op.parent, op.point, op.object, op.status == op_status::blocked && op.deadline.has_value(),
+          op.lock, op.record};
 }
 
 std::span<const pending_operation> engine::offered_operations(std::size_t first) {
@@ -390,7 +409,7 @@ std::span<const pending_operation> engine::offered_operations(std::size_t first)
   return {offered_.data(), n};
 }
 
-inline operation_id engine::decide(bool finishing, bool from_point) {
+inline engine::decision engine::decide(bool finishing, bool from_point) {
   const std::uint64_t step = outcome_.steps.size();
   // step_limit_ is 0 while ending_ (limit_steps).
   if ((!from_point && enabled_.empty()) || step >= step_limit_) [[unlikely]] return decide_end(finishing);
@@ -419,14 +438,15 @@ inline operation_id engine::decide(bool finishing, bool from_point) {
   } else if (uniform_ != nullptr && offered.size() > 1) {
     pick = uniform_->below(offered.size());  // `random`, without the virtual call (strategy::uniform_draws)
   } else if (offered.size() > 1 || observes_forced_) {
-    const operation& at = ops_[running_];
+    const operation& at = ops_[running_record_];
     const decision_context ctx{offered,  running_,  step,      op_count_ - 1, user_state_hash_, finishing,
                                at.point, at.object, true,      weak_access_};
     pick = strategy_->next_operation(ctx);
     if (pick >= offered.size()) [[unlikely]] return stopped_by_strategy(pick, step, offered.size());
   }
   const operation_id chosen = offered[pick].id;
-  operation& op = ops_[chosen];
+  const std::uint32_t record = offered[pick].record;
+  operation& op = ops_[record];
   // step_limit_ is at most the step buffer's room: the record is appended
   // without the vector's test for growth.
   if (outcome_.steps.size() == outcome_.steps.capacity()) __builtin_unreachable();
@@ -436,14 +456,14 @@ inline operation_id engine::decide(bool finishing, bool from_point) {
     now_ = std::max(now_, *op.deadline);
     wake(op, 0, wake_reason::timeout);
   }
-  return chosen;
+  return {chosen, record};
 }
 
-operation_id engine::decide_end(bool finishing) {
-  if (ending_) return 0;
+engine::decision engine::decide_end(bool finishing) {
+  if (ending_) return {};
   if (enabled_.empty()) {
     detect_deadlock();
-    return 0;
+    return {};
   }
   const std::uint64_t step = outcome_.steps.size();
   if (step < config_.max_steps) {
@@ -451,7 +471,7 @@ operation_id engine::decide_end(bool finishing) {
       watch_limit_ = ~std::uint64_t{0};
       limit_steps();
       if (watch_ != nullptr) watch_->at_step(step);  // may ask for another (watch_step)
-      if (ending_) return 0;
+      if (ending_) return {};
     }
     // The step buffer is full: room for as many steps again.
     if (step >= outcome_.steps.capacity()) outcome_.steps.reserve(std::max<std::size_t>(2 * step, 256));
@@ -461,7 +481,7 @@ operation_id engine::decide_end(bool finishing) {
   outcome_.hit_max_steps = true;
   if (watch_ != nullptr) watch_->at_end(iteration_end::max_steps);
   if (config_.fail_on_max_steps) {
-    const operation& op = ops_[running_ != 0 ? running_ : enabled_[0].id];
+    const operation& op = ops_[running_ != 0 ? running_record_ : enabled_[0].record];
     report(bug_kind::livelock,
            fmt::format("the iteration reached {} steps with {} operation(s) still enabled "
                        "and none finishing (--max-steps, --fail-on-max-steps)",
@@ -469,16 +489,16 @@ operation_id engine::decide_end(bool finishing) {
            op.where, false);
   }
   end_soon();
-  return 0;
+  return {};
 }
 
-operation_id engine::stopped_by_strategy(std::size_t pick, std::uint64_t step, std::size_t offered) {
+engine::decision engine::stopped_by_strategy(std::size_t pick, std::uint64_t step, std::size_t offered) {
   outcome_.stopped = pick != strategy::stop
                          ? fmt::format("the strategy chose index {} of {} enabled operations at step {}", pick,
                                        offered, step)
                          : strategy_->stop_reason();
   end_soon();
-  return 0;
+  return {};
 }
 
 // Field by field into the vector's own storage: a step_record built as a
@@ -527,7 +547,8 @@ inline void engine::at_point(point_kind kind, object_id object, const std::sourc
     if (std::uncaught_exceptions() == 0 && may_throw_at(kind)) throw_abort();
     return;  // a destructor running during unwinding: no more decisions
   }
-  operation& op = ops_[running_];
+  const std::uint32_t mine = running_record_;
+  operation& op = ops_[mine];
   op.point = kind;
   op.object = object;
   op.where = where;
@@ -546,12 +567,13 @@ inline void engine::at_point(point_kind kind, object_id object, const std::sourc
 // nothing resumes any more, so there is no new operation: only the point's
 // unwinding rule applies.
 [[gnu::flatten]] void engine::renew_at_point(std::uint32_t chain, point_kind kind, object_id object,
-                                             const std::source_location& where) {
+                                             std::source_location where) {
   if (running_ == 0) [[unlikely]] return;
   if (unwinding_) [[unlikely]] return at_point(kind, object, where, 0, false, true);
   const operation_id id = continue_as<true>(running_, chain);
-  running_ = id;
-  operation& op = ops_[id];
+  running_ = id;  // the same record
+  const std::uint32_t mine = running_record_;
+  operation& op = ops_[mine];
   op.status = op_status::enabled;
   op.point = kind;
   op.mode = wait_mode::none;
@@ -595,7 +617,7 @@ inline wake_reason engine::block(std::span<const object_id> objects, wait_mode m
   if (objects.empty() && !deadline && mode == wait_mode::all) return wake_reason::signaled;
   const operation_id me = running_;
   {
-    operation& op = ops_[me];
+    operation& op = ops_[running_record_];
     op.point = kind;
     op.object = objects.empty() ? 0 : objects.front();
     op.where = where;
@@ -613,7 +635,7 @@ inline wake_reason engine::block(std::span<const object_id> objects, wait_mode m
     else unlist_enabled(me);
   }
   reschedule();
-  return ops_[running_].reason;  // not me: a blocked operation may go on as another (renew)
+  return ops_[running_record_].reason;  // the record's: a blocked operation may go on as another (renew)
 }
 
 namespace {
@@ -650,7 +672,7 @@ void engine::signal_waiters(object_id object) {
   woken_scratch_.clear();
   for (operation_id w : objects_[object].waiters) woken_scratch_.push_back(w);
   for (operation_id w : woken_scratch_) {
-    operation& op = ops_[w];
+    operation& op = record_of(w);
     if (op.status != op_status::blocked) continue;
     if (op.mode == wait_mode::all) {
       erase_first(objects_[object].waiters, w);
@@ -673,7 +695,7 @@ void engine::broadcast(object_id object) {
   const std::size_t before = outcome_.woken.size();
   // A waiter for all of several objects stays blocked until the last one.
   for (operation_id w : woken_scratch_)
-    if (ops_[w].status != op_status::blocked) outcome_.woken.emplace_back(step, w);
+    if (record_of(w).status != op_status::blocked) outcome_.woken.emplace_back(step, w);
   r->woke = outcome_.woken.size() > before ? step_record::woke_several : step_record::woke_nobody;
 }
 
@@ -686,9 +708,9 @@ bool engine::signal_one(object_id object) {
   std::size_t index = 0;
   if (waiters.size() > 1 && running_ != 0 && !unwinding_) {
     index = choose({step_kind::choose_int, waiters.size(), false, point_kind::signal, object},
-                   ops_[running_].where);
+                   ops_[running_record_].where);
   }
-  operation& op = ops_[objects_[object].waiters[index]];
+  operation& op = record_of(objects_[object].waiters[index]);
   if (step_record* r = current_step()) r->woke = op.id;
   if (op.mode == wait_mode::all) {
     auto& list = objects_[object].waiters;
@@ -710,11 +732,12 @@ void engine::sleep_until(virtual_time t, const std::source_location& where) {
 std::uint64_t engine::choose(const choice& c, const std::source_location& where) {
   if (running_ == 0 || unwinding_ || ending_) return 0;
   if (outcome_.steps.size() >= config_.max_steps) {
-    ops_[running_].where = where;
+    ops_[running_record_].where = where;
     reschedule();  // decide() applies the max-steps policy and ends the iteration
   }
   const decision_context ctx{enabled_, running_, outcome_.steps.size(), op_count_ - 1, user_state_hash_,
-                             current_finished(), ops_[running_].point, ops_[running_].object, true, weak_access_};
+                             current_finished(), ops_[running_record_].point, ops_[running_record_].object, true,
+                             weak_access_};
   if (c.rare && c.site == 0) [[unlikely]] {
     choice sited = c;
     sited.site = call_site(where, c.object);
@@ -732,7 +755,7 @@ std::uint64_t engine::call_site(const std::source_location& where, object_id obj
   if (where.line() != 0)
     return (reinterpret_cast<std::uintptr_t>(where.file_name()) * 0x9e3779b97f4a7c15ull) ^
            (std::uint64_t{where.line()} << 20 | where.column());
-  return (ops_[running_].pc * 0x9e3779b97f4a7c15ull) ^ (std::uint64_t{object} << 1 | 1);
+  return (ops_[running_record_].pc * 0x9e3779b97f4a7c15ull) ^ (std::uint64_t{object} << 1 | 1);
 }
 
 std::uint64_t engine::decide_value(const decision_context& ctx, const choice& c, const std::source_location& where) {

@@ -51,6 +51,11 @@ struct engine_config {
 enum class op_status : std::uint8_t { enabled, blocked, finished };
 enum class wait_mode : std::uint8_t { none, one, all, any };
 
+// The record of a running line of operations: one spawned operation and the
+// continuations it goes on as (engine::renew), one after the other, on one
+// fiber. `id` is the operation it runs now; its predecessors' ids are labels
+// that name it no more (operation_label), and are finished.
+//
 // Laid out for the decision path: what a scheduling point, a decision and a
 // block read and write comes first and fills one cache line; the rest is
 // touched when an operation is created, named, started or unwound.
@@ -90,6 +95,19 @@ struct alignas(64) operation {
   // by set_name), shared by the continuations of one coroutine (renew), so a
   // resumption copies an index, not a string, and the record stays two
   // cache lines.
+  std::uint32_t start = 0;
+  // Its index in engine::ops_, which is also its fiber's slot in the backend.
+  std::uint32_t record = 0;
+};
+
+// What an operation id names for good, whether its record runs it still or
+// has gone on as a continuation (engine::renew): the record, and what the id
+// keeps when its record moves on (its chain, its parent, its name). 16 bytes
+// written per coroutine resumption instead of a record.
+struct operation_label {
+  std::uint32_t record = 0;
+  std::uint32_t chain = 0;
+  operation_id parent = 0;
   std::uint32_t start = 0;
 };
 
@@ -209,7 +227,7 @@ class engine {
   [[gnu::flatten]] wake_reason wait(std::span<const object_id> objects, wait_mode mode,
                    std::optional<virtual_time> deadline, point_kind kind,
                    const std::source_location& where);
-  object_id woken_by() const { return ops_[running_].woken_by; }
+  object_id woken_by() const { return ops_[running_record_].woken_by; }
   void signal(object_id object) {
     if (!objects_[object].waiters.empty()) signal_waiters(object);  // else the common, uncontended case
   }
@@ -238,30 +256,36 @@ class engine {
   operation_id spawn(std::function<void()> body, std::string name, relation rel, operation_id of);
   void join(operation_id op, const std::source_location& where);
   bool finished(operation_id op) const;
-  bool current_finished() const noexcept { return running_ != 0 && ops_[running_].status == op_status::finished; }
+  bool current_finished() const noexcept {
+    return running_ != 0 && ops_[running_record_].status == op_status::finished;
+  }
   // Names the running operation (and its continuations, not its predecessors).
-  void set_name(std::string name) { ops_[running_].start = new_start(std::move(name), nullptr); }
+  void set_name(std::string name) {
+    ops_[running_record_].start = labels_[running_].start = new_start(std::move(name), nullptr);
+  }
   // An operation's name (shared by the continuations of one coroutine, renew).
-  const std::string& name_of(operation_id id) const noexcept { return starts_[ops_[id].start].name; }
+  const std::string& name_of(operation_id id) const noexcept { return starts_[labels_[id].start].name; }
 
   // --- continuations (the task runtime, src/runtime/task_runtime.cpp) ---
   // Operation `op`, the running one or a blocked one, goes on as a new
   // operation in chain `chain` (PCT^t: a coroutine's resumption is an
   // operation of its own, in the chain of whatever made it ready) without a
-  // new fiber: the new operation takes over op's fiber, pending point, what
-  // it waits for and the object joiners wait on, and `op` finishes. No
-  // decision is taken. Returns the new operation's id.
+  // new fiber or a new record: op's record (its fiber, pending point, what it
+  // waits for, the object joiners wait on) runs the new id, and `op`, a
+  // label of it no more, is finished. No decision is taken. Returns the new
+  // operation's id.
   operation_id renew(operation_id op, std::uint32_t chain);
   // renew() of the running operation followed by point(kind, object, where),
   // in one call: what a yield or the co_await of a completed task costs. The
   // new operation's record is written once, from the values at hand.
-  void renew_at_point(std::uint32_t chain, point_kind kind, object_id object, const std::source_location& where);
+  // `where` by value: the task runtime's call is a tail call.
+  void renew_at_point(std::uint32_t chain, point_kind kind, object_id object, std::source_location where);
   // `object`'s owner is `op`, and follows op's continuations (operation::follower).
   void set_follower(operation_id op, object_id object) noexcept {
-    ops_[op].follower = object;
+    record_of(op).follower = object;
     objects_[object].owner = op;
   }
-  std::uint32_t chain_of(operation_id op) const noexcept { return op != 0 && op < op_count_ ? ops_[op].chain : 0; }
+  std::uint32_t chain_of(operation_id op) const noexcept { return op != 0 && op < op_count_ ? labels_[op].chain : 0; }
 
   virtual_time now() const noexcept { return now_; }
   void sleep_until(virtual_time t, const std::source_location& where);
@@ -269,7 +293,7 @@ class engine {
   std::uint64_t choose(const choice& c, const std::source_location& where);
   // The code address of the call the running operation is in, for a choice
   // made next without a source location (libheddle-rt's pthread_cond_wait).
-  void set_call_pc(std::uintptr_t pc) noexcept { ops_[running_].pc = pc; }
+  void set_call_pc(std::uintptr_t pc) noexcept { ops_[running_record_].pc = pc; }
   // An atomic operation with an order weaker than seq_cst ran (iteration_outcome::weak_order).
   void note_weak_order() noexcept { outcome_.weak_order = true; }
   void note_relaxed_atomics() noexcept { outcome_.relaxed_atomics = true; }
@@ -313,7 +337,9 @@ class engine {
   }
 
   // The running operation is unwinding and the exception met a noexcept frame.
-  bool abort_in_flight() const noexcept { return unwinding_ && running_ != 0 && ops_[running_].abort_in_flight; }
+  bool abort_in_flight() const noexcept {
+    return unwinding_ && running_ != 0 && ops_[running_record_].abort_in_flight;
+  }
   // Suspends the running operation for good and returns to the scheduler.
   [[noreturn]] void abandon_running();
 
@@ -336,7 +362,13 @@ class engine {
   // child, which mirrors them to its parent (ids from 1 below the counts).
   operation_id operation_count() const noexcept { return op_count_; }
   object_id object_count() const noexcept { return object_count_; }
-  const operation& operation_at(operation_id id) const noexcept { return ops_[id]; }
+  // The record that runs `id`, or ran it until it went on as a continuation:
+  // then the record is its successor's, and status_of(id) is finished.
+  const operation& operation_at(operation_id id) const noexcept { return record_of(id); }
+  op_status status_of(operation_id id) const noexcept {
+    const operation& op = record_of(id);
+    return op.id == id ? op.status : op_status::finished;
+  }
 
   std::string describe_object(object_id id) const;
   std::string describe_operation(operation_id id) const;
@@ -367,14 +399,21 @@ class engine {
   // `from_point`: the running operation reached a point, so it is enabled
   // and the enabled set is not empty (decide() need not look).
   [[gnu::always_inline]] inline void reschedule(bool from_point = false);
-  // Chooses the next operation, or 0 when the iteration must end.
+  // A decision's outcome: the operation chosen and its record (its fiber's
+  // slot); {0, 0} when the iteration must end.
+  struct decision {
+    operation_id id = 0;
+    std::uint32_t record = 0;
+  };
+  // Chooses the next operation.
   // `finishing`: the running operation has just finished (finish_running).
-  [[gnu::always_inline]] inline operation_id decide(bool finishing = false, bool from_point = false);
+  [[gnu::always_inline]] inline decision decide(bool finishing = false, bool from_point = false);
   // decide()'s rare outcomes: the iteration ends (ending_, nothing enabled,
   // max_steps) or the strategy stops it.
-  [[gnu::noinline]] operation_id decide_end(bool finishing);
-  [[gnu::noinline]] operation_id stopped_by_strategy(std::size_t pick, std::uint64_t step, std::size_t offered);
-  [[gnu::always_inline]] inline void switch_to(operation_id from, operation_id to);
+  [[gnu::noinline]] decision decide_end(bool finishing);
+  [[gnu::noinline]] decision stopped_by_strategy(std::size_t pick, std::uint64_t step, std::size_t offered);
+  // Between records (fiber slots), not operation ids.
+  [[gnu::always_inline]] inline void switch_to(std::uint32_t from, std::uint32_t to);
   // `checked`: the caller saw an operation running (heddle/model.hpp's
   // inline points test control.running before the call).
   [[gnu::always_inline]] inline void at_point(point_kind kind, object_id object, const std::source_location& where,
@@ -413,7 +452,7 @@ class engine {
   // point, status and enabled entry the caller writes.
   template <bool running>
   [[gnu::always_inline]] inline operation_id continue_as(operation_id old, std::uint32_t chain);
-  [[gnu::noinline]] void grow_operations();
+  [[gnu::noinline]] void grow_labels();
   // What the old operation has seen, the new one has (race detector, rc11 views).
   [[gnu::noinline]] void continuation_sees(operation_id old, operation_id id);
   void wake(operation& op, object_id by, wake_reason reason);
@@ -438,9 +477,20 @@ class engine {
   rng* uniform_ = nullptr;       // strategy_->uniform_draws(): decide() draws itself
   const std::function<void()>* root_body_ = nullptr;
 
-  // Records are reused across iterations: only the first op_count_ operations
-  // and object_count_ objects belong to the running iteration.
-  std::vector<operation> ops_;  // index = operation id; 0 unused (the scheduler)
+  // Records are reused across iterations: only the first record_count_
+  // records, op_count_ labels and object_count_ objects belong to the running
+  // iteration.
+  std::vector<operation> ops_;  // index = record (fiber slot); 0 unused (the scheduler)
+  std::vector<operation_label> labels_;  // index = operation id; 0 unused
+  std::uint32_t record_count_ = 1;
+  operation& record_of(operation_id id) noexcept { return ops_[labels_[id].record]; }
+  const operation& record_of(operation_id id) const noexcept { return ops_[labels_[id].record]; }
+  // The running operation's record (running_'s), set wherever running_ is.
+  std::uint32_t running_record_ = 0;
+  void set_running(decision d) noexcept {
+    running_ = d.id;
+    running_record_ = d.record;
+  }
   // Names and bodies (operation::start); the first start_count_ belong to the
   // running iteration.
   std::vector<operation_start> starts_;

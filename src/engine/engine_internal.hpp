@@ -21,81 +21,58 @@ constexpr bool may_throw_at(point_kind kind) noexcept {
 // whose unwind exception reached a noexcept frame (unwinding.cpp).
 void install_unwind_safety_net();
 
-inline void engine::switch_to(operation_id from, operation_id to) {
+inline void engine::switch_to(std::uint32_t from, std::uint32_t to) {
   if (fibers_ != nullptr) [[likely]] fibers_->switch_now(from, to);
   else backend_.switch_to(from, to);
 }
 
+// The record goes on under a new id: a label (16 bytes), the record's id,
+// chain and parent, the owners of the objects that follow it, and its entry
+// in the enabled set. Nothing is copied and the fiber stays in its slot; the
+// old id is finished because its record no longer runs it (status_of).
 template <bool running>
 inline operation_id engine::continue_as(operation_id old, std::uint32_t chain) {
   const operation_id id = op_count_++;
-  if (id >= ops_.size()) [[unlikely]] grow_operations();
-  operation& from = ops_[old];
-  operation& to = ops_[id];
-  to.id = id;
-  to.parent = old;
-  to.chain = chain != 0 ? chain : from.chain;
-  to.self = from.self;
-  to.follower = from.follower;
-  to.start = from.start;
-  to.woken_by = from.woken_by;
-  to.reason = from.reason;
-  to.started = true;
-  to.unwind_requested = false;
-  to.abandoned = false;
-  to.abort_in_flight = false;
-  to.lock = from.lock;
-  objects_[to.self].owner = id;
-  if (to.follower != 0) objects_[to.follower].owner = id;
+  if (id >= labels_.size()) [[unlikely]] grow_labels();
+  const operation_label& from = labels_[old];
+  const std::uint32_t r = from.record;
+  operation& op = ops_[r];
+  if (chain == 0) chain = from.chain;
+  labels_[id] = {r, chain, old, from.start};
+  op.id = id;
+  op.parent = old;
+  op.chain = chain;
+  objects_[op.self].owner = id;
+  if (op.follower != 0) objects_[op.follower].owner = id;
   if constexpr (!running) {
-    to.status = from.status;
-    to.point = from.point;
-    to.mode = from.mode;
-    to.object = from.object;
-    to.where = from.where;
-    to.pc = from.pc;
-    to.deadline = from.deadline;
-    to.waiting_on.swap(from.waiting_on);
-    for (object_id o : to.waiting_on)
+    for (object_id o : op.waiting_on)
       for (operation_id& w : objects_[o].waiters)
         if (w == old) w = id;
-    from.waiting_on.clear();
-  } else {
-    to.waiting_on.clear();  // the running operation waits for nothing
   }
-  const bool listed =
-      running || from.status == op_status::enabled || (from.status == op_status::blocked && from.deadline);
+  const bool listed = running || op.status == op_status::enabled || (op.status == op_status::blocked && op.deadline);
   if (listed) {
-    // unlist_enabled(old) then list_enabled(to), in one pass: `to` has the
-    // highest id, so its entry goes last, and the entries after old's move
+    // unlist_enabled(old) then list_enabled(op), in one pass: `id` is the
+    // highest, so its entry goes last, and the entries after old's move
     // down by one.
     const std::size_t last = enabled_.size() - 1;
-    for (std::size_t i = from.listed_at; i < last; ++i) {
+    for (std::size_t i = op.listed_at; i < last; ++i) {
       enabled_[i] = enabled_[i + 1];
-      ops_[enabled_[i].id].listed_at = static_cast<std::uint32_t>(i);
+      ops_[enabled_[i].record].listed_at = static_cast<std::uint32_t>(i);
     }
     pending_operation& p = enabled_[last];
     p.id = id;
-    p.chain = to.chain;
+    p.chain = chain;
     p.parent = old;
+    p.record = r;
     if constexpr (!running) {
-      // pending_of(to), in place: `to` is not a timed wait unless blocked with a deadline.
-      p.point = to.point;
-      p.object = to.object;
-      p.timed = to.status == op_status::blocked;  // listed and blocked: it has a deadline
-      p.lock = to.lock;
+      // pending_of(op), in place: not a timed wait unless blocked with a deadline.
+      p.point = op.point;
+      p.object = op.object;
+      p.timed = op.status == op_status::blocked;  // listed and blocked: it has a deadline
+      p.lock = op.lock;
     }
-    to.listed_at = static_cast<std::uint32_t>(last);
+    op.listed_at = static_cast<std::uint32_t>(last);
   }
-  from.status = op_status::finished;
-  from.point = point_kind::finish;
-  from.lock = false;
-  from.mode = wait_mode::none;
-  from.deadline.reset();
-  from.self = 0;
-  from.follower = 0;
-  if (fibers_ != nullptr) [[likely]] fibers_->move_slot_now(old, id);
-  else backend_.move_slot(old, id);
   // config_, not control.weak_memory (the same flag, set by run()): this
   // thread-local's access would make the compiler save registers around it.
   if (hb != nullptr || config_.memory_model == memory_model::rc11) [[unlikely]] continuation_sees(old, id);

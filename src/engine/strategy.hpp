@@ -22,7 +22,7 @@ namespace heddle::detail {
 class rng;  // engine/rng.hpp
 
 // An operation the strategy may choose, with what it is about to do.
-// 32 bytes (19 used): the engine takes the enabled set's size and indexes it
+// 32 bytes (28 used): the engine takes the enabled set's size and indexes it
 // at every decision, by a shift at this size and by a multiplication at 24.
 struct alignas(32) pending_operation {
   operation_id id = 0;
@@ -35,6 +35,9 @@ struct alignas(32) pending_operation {
   // offers it to the strategy only while the object has no owner or is its
   // own, so a strategy never sees it while it could only block.
   bool lock = false;
+  // The engine's record of it (engine.hpp, operation_label): not part of what
+  // a strategy decides on.
+  std::uint32_t record = 0;
 };
 
 // memory_model::rc11: the atomic access the running step made, as the rc11

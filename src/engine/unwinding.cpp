@@ -46,21 +46,21 @@ void install_unwind_safety_net() {
 }
 
 void engine::throw_abort() {
-  ops_[running_].abort_in_flight = true;
+  ops_[running_record_].abort_in_flight = true;
   throw iteration_abort{};
 }
 
 void engine::abandon_running() {
-  const operation_id me = running_;
-  ops_[me].abandoned = true;
-  ops_[me].abort_in_flight = false;
-  running_ = 0;
-  switch_to(me, 0);
+  const std::uint32_t mine = running_record_;
+  ops_[mine].abandoned = true;
+  ops_[mine].abort_in_flight = false;
+  set_running({});
+  switch_to(mine, 0);
   std::abort();  // never resumed
 }
 
 void engine::unwind_after_resume() {
-  if (std::uncaught_exceptions() == 0 && may_throw_at(ops_[running_].point)) throw_abort();
+  if (std::uncaught_exceptions() == 0 && may_throw_at(ops_[running_record_].point)) throw_abort();
 }
 
 void engine::report(bug_kind kind, std::string message, const std::source_location& where,
@@ -88,9 +88,11 @@ void engine::report(bug_kind kind, std::string message, source_position where, b
 void engine::unwind_all() {
   unwinding_ = true;
   if (unfinished_ == 0) return;  // nothing to unwind, nothing abandoned
+  // By id, newest first: a record is unwound as the operation it runs now,
+  // and its older ids (renew) are finished.
   for (operation_id id = op_count_ - 1; id >= 1; --id) {
-    operation& op = ops_[id];
-    if (op.status == op_status::finished || op.abandoned) continue;
+    operation& op = record_of(id);
+    if (op.id != id || op.status == op_status::finished || op.abandoned) continue;
     if (!op.started) {
       starts_[op.start].body = nullptr;  // its captures are destroyed here, with models inert
       op.status = op_status::finished;
@@ -100,12 +102,12 @@ void engine::unwind_all() {
     }
     if (op.status == op_status::blocked) wake(op, 0, wake_reason::signaled);
     op.unwind_requested = true;
-    running_ = id;
-    switch_to(0, id);  // returns when it has finished or was abandoned
-    running_ = 0;
+    set_running({id, op.record});
+    switch_to(0, op.record);  // returns when it has finished or was abandoned
+    set_running({});
   }
-  for (operation_id id = 1; id < op_count_; ++id)
-    if (ops_[id].abandoned) backend_.abandon(id);
+  for (std::uint32_t r = 1; r < record_count_; ++r)
+    if (ops_[r].abandoned) backend_.abandon(r);
 }
 
 }  // namespace heddle::detail

@@ -164,9 +164,12 @@ void mirror(fork_channel& ch, const detail::engine& e, bool everything) {
     operation_mirror& m = ch.operations[id];
     if (id >= ch.operations_mirrored) m.tid = 0;
     if (everything || id >= ch.operations_mirrored || id == current) copy_text(m.name, e.operation_name(id));
-    m.point = op.point;
+    // An id its record no longer runs (a coroutine's resumption went on as
+    // another, engine::renew) has finished.
+    const detail::op_status status = e.status_of(id);
+    m.point = status == detail::op_status::finished ? point_kind::finish : op.point;
     m.object = op.object;
-    m.status = static_cast<std::uint8_t>(op.status);
+    m.status = static_cast<std::uint8_t>(status);
     m.where = op.where;
     m.start_pc = start_routine_of != nullptr ? start_routine_of(id) : 0;
   }

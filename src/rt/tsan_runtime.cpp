@@ -274,7 +274,7 @@ bool is_global(std::uintptr_t address) noexcept {
 // them) costs no steps.
 bool another_operation_alive(const engine& e) noexcept {
   for (operation_id id = 1; id < e.operation_count(); ++id)
-    if (id != e.running() && e.operation_at(id).status != detail::op_status::finished) return true;
+    if (id != e.running() && !e.finished(id)) return true;
   return false;
 }
 

@@ -86,15 +86,24 @@ operation_id renew(operation_id op, std::uint32_t chain) {
 
 void renew_running(std::uint32_t chain) { renew(control.running, chain); }
 
-// renew_running(chain), then the scheduling point (kind, object): a task
-// switch, in one call to the engine (engine::renew_at_point).
-[[gnu::always_inline]] inline void renew_at_point(std::uint32_t chain, point_kind kind, object_id object,
-                                                  std::source_location loc) {
+// renew_at_point() while the task holds objects in this iteration.
+[[gnu::noinline]] void renew_at_point_holding(std::uint32_t chain, point_kind kind, object_id object,
+                                              std::source_location loc) {
   engine& e = controller();
   // Before the decision, which may let others look at the owners. The
   // continuation's id is the next one (operation_count()).
-  follow_held(control.running, e.operation_count());
+  follow_held_objects(control.running, e.operation_count());
   e.renew_at_point(chain, kind, object, loc);
+}
+
+// renew_running(chain), then the scheduling point (kind, object): a task
+// switch, in one call to the engine (engine::renew_at_point). The held
+// objects' case out of line, so the common one keeps nothing in registers
+// around the call and ends in a tail call where the caller does.
+[[gnu::always_inline]] inline void renew_at_point(std::uint32_t chain, point_kind kind, object_id object,
+                                                  std::source_location loc) {
+  if (held_epoch == control.epoch) [[unlikely]] return renew_at_point_holding(chain, kind, object, loc);
+  controller().renew_at_point(chain, kind, object, loc);
 }
 
 void run_body(task_core& t) {
@@ -265,12 +274,22 @@ void wait_task(task_core& t, std::source_location loc) {
   hb_acquire(t.finished);
 }
 
-void yield(task_core* self, std::source_location loc) {
+namespace {
+// yield() of a task that runs on a pool: it gives its worker back meanwhile.
+[[gnu::noinline]] void yield_on_pool(thread_pool* pool, std::source_location loc) {
   if (control.running == 0) return;
-  thread_pool* const pool = self != nullptr ? self->pool : nullptr;
-  if (pool != nullptr) pool_release(pool);
+  pool_release(pool);
   renew_at_point(0, point_kind::yield, 0, loc);
-  if (pool != nullptr) pool_acquire(pool, loc);
+  pool_acquire(pool, loc);
+}
+}  // namespace
+
+// The common case, a task on no pool, ends in a tail call to the engine: no
+// frame of its own around the decision.
+void yield(task_core* self, std::source_location loc) {
+  if (self != nullptr && self->pool != nullptr) [[unlikely]] return yield_on_pool(self->pool, loc);
+  if (control.running == 0) return;
+  renew_at_point(0, point_kind::yield, 0, loc);
 }
 
 void delay(task_core* self, std::int64_t nanoseconds, std::source_location loc) {
