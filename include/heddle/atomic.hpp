@@ -32,7 +32,9 @@
 // ends while an operation is paused there unwinds it with an exception.
 #pragma once
 
+#include <array>
 #include <atomic>
+#include <bit>
 #include <cstddef>
 #include <cstring>
 #include <source_location>
@@ -102,6 +104,10 @@ void wm_rmw_read(object_id x, std::memory_order order, std::memory_order failure
                  std::size_t size, std::source_location loc);
 bool wm_rmw(object_id x, std::memory_order order, const void* before, const void* after, std::size_t size,
             bool wrote);
+// Both in one call, for exchange and fetch_*: `compute(context, value, after)`
+// makes the new value from the one read (in `value` on return).
+bool wm_rmw_update(object_id x, std::memory_order order, void* value, void* after, std::size_t size,
+                   std::source_location loc, void (*compute)(void*, const void*, void*), void* context);
 void wm_fence(std::memory_order order);
 
 // The value the running operation's load, read-modify-write or
@@ -406,12 +412,15 @@ class atomic {
   template <class F>
   T weak_update(std::memory_order order, loc_t loc, F apply) {
     T before = value_.load(std::memory_order_relaxed);
-    detail::wm_rmw_read(resource_.id(), order, order, &before, nullptr, sizeof(T), loc);
-    std::atomic<T> scratch(before);
-    apply(scratch);
-    const T after = scratch.load(std::memory_order_relaxed);
-    if (detail::wm_rmw(resource_.id(), order, &before, &after, sizeof(T), true))
-      value_.store(after, std::memory_order_relaxed);
+    std::array<unsigned char, sizeof(T)> after;
+    const auto compute = [](void* f, const void* read, void* out) {
+      std::atomic<T> scratch(*static_cast<const T*>(read));
+      (*static_cast<F*>(f))(scratch);
+      const T v = scratch.load(std::memory_order_relaxed);
+      std::memcpy(out, static_cast<const void*>(&v), sizeof(T));
+    };
+    if (detail::wm_rmw_update(resource_.id(), order, &before, after.data(), sizeof(T), loc, compute, &apply))
+      value_.store(std::bit_cast<T>(after), std::memory_order_relaxed);
     return before;
   }
   // rc11: a compare-exchange reads the store the model chooses; it succeeds

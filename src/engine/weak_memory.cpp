@@ -365,7 +365,25 @@ void weak_memory::rmw_read(object_id x, std::memory_order order, std::memory_ord
                            const void* expected, std::size_t size, const std::source_location& loc) {
   location& l = at(x, value, size);
   const operation_id me = engine_.running();
+  const std::uint32_t read = choose_rmw_read(l, x, op(me), order, failure, expected, size, loc);
+  rmw_read_ = {true, x, me, read};
+  std::memcpy(value, l.stores[read].value, size);
+}
+
+bool weak_memory::update(object_id x, std::memory_order order, void* value, void* after, std::size_t size,
+                         const std::source_location& loc, void (*compute)(void*, const void*, void*), void* context) {
+  location& l = at(x, value, size);
+  const operation_id me = engine_.running();
   op_state& o = op(me);
+  const std::uint32_t read = choose_rmw_read(l, x, o, order, order, nullptr, size, loc);
+  std::memcpy(value, l.stores[read].value, size);
+  compute(context, value, after);
+  return record_rmw(l, x, me, o, order, read, after, size, true);
+}
+
+std::uint32_t weak_memory::choose_rmw_read(location& l, object_id x, op_state& o, std::memory_order order,
+                                           std::memory_order failure, const void* expected, std::size_t size,
+                                           const std::source_location& loc) {
   const bool sc_success = order == std::memory_order_seq_cst, sc_failure = failure == std::memory_order_seq_cst;
   if (sc_success || sc_failure) sc_access();
   // The floors of load(): coherence, psc_F, and for a seq_cst read the
@@ -374,9 +392,12 @@ void weak_memory::rmw_read(object_id x, std::memory_order order, std::memory_ord
   if (!o.current.fences.empty()) oldest = std::max(oldest, psc_floor(x, o.current.fences));
   const std::size_t sc_oldest = std::max<std::size_t>(oldest, position(x, seen(sc_, x)));
   const std::size_t succeeds_from = sc_success ? sc_oldest : oldest, fails_from = sc_failure ? sc_oldest : oldest;
+  const std::size_t lowest = expected == nullptr ? succeeds_from : std::min(succeeds_from, fails_from);
+  const std::uint32_t newest = l.order.back();
+  if (lowest + 1 >= l.order.size()) return newest;  // only the newest (a seq_cst counter's every step): no choice
   rmw_candidates_.clear();
   choice_names_.clear();
-  for (std::size_t p = l.order.size(); p-- > oldest;) {
+  for (std::size_t p = l.order.size(); p-- > lowest;) {
     const std::uint32_t s = l.order[p];
     const bool succeeds = expected == nullptr || std::memcmp(l.stores[s].value, expected, size) == 0;
     if (p < (succeeds ? succeeds_from : fails_from)) continue;
@@ -392,21 +413,23 @@ void weak_memory::rmw_read(object_id x, std::memory_order order, std::memory_ord
     ch.names = choice_names_.data();
     k = engine_.choose(ch, loc);
   }
-  rmw_read_ = {true, x, me, rmw_candidates_[k]};
-  std::memcpy(value, l.stores[rmw_candidates_[k]].value, size);
+  return rmw_candidates_[k];
 }
 
 bool weak_memory::rmw(object_id x, std::memory_order order, const void* before, const void* after, std::size_t size,
                       bool wrote) {
   location& l = at(x, before, size);
   const operation_id me = engine_.running();
-  op_state& o = op(me);
-  const bool sc = order == std::memory_order_seq_cst;
-  if (sc) sc_access();
-  // The store rmw_read chose, else the newest.
+  // The store rmw_read chose (which took the seq_cst order's step), else the newest.
   const bool chosen = rmw_read_.chosen && rmw_read_.x == x && rmw_read_.by == me;
-  const std::uint32_t read = chosen ? rmw_read_.store : l.order.back();
   rmw_read_.chosen = false;
+  if (!chosen && order == std::memory_order_seq_cst) sc_access();
+  return record_rmw(l, x, me, op(me), order, chosen ? rmw_read_.store : l.order.back(), after, size, wrote);
+}
+
+bool weak_memory::record_rmw(location& l, object_id x, operation_id me, op_state& o, std::memory_order order,
+                             std::uint32_t read, const void* after, std::size_t size, bool wrote) {
+  const bool sc = order == std::memory_order_seq_cst;
   const bool newest = read == l.order.back();
   last_read_ = read;
   const std::uint64_t event = next_event(me, o);
@@ -489,6 +512,10 @@ bool wm_store(object_id x, std::memory_order order, const void* current, const v
 void wm_rmw_read(object_id x, std::memory_order order, std::memory_order failure, void* value, const void* expected,
                  std::size_t size, std::source_location loc) {
   state().rmw_read(x, order, failure, value, expected, size, loc);
+}
+bool wm_rmw_update(object_id x, std::memory_order order, void* value, void* after, std::size_t size,
+                   std::source_location loc, void (*compute)(void*, const void*, void*), void* context) {
+  return state().update(x, order, value, after, size, loc, compute, context);
 }
 bool wm_rmw(object_id x, std::memory_order order, const void* before, const void* after, std::size_t size,
             bool wrote) {

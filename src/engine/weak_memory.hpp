@@ -60,6 +60,11 @@ class weak_memory {
   // none was chosen) and, when `wrote`, stored `after` right after it in mo.
   // True when that store is now the newest (the caller writes it through).
   bool rmw(object_id x, std::memory_order order, const void* before, const void* after, std::size_t size, bool wrote);
+  // rmw_read, then `compute(context, value, after)` makes the new value from
+  // the one read, then rmw: one call for exchange and fetch_* (not a
+  // compare-exchange, whose read decides whether it writes).
+  bool update(object_id x, std::memory_order order, void* value, void* after, std::size_t size,
+              const std::source_location& loc, void (*compute)(void*, const void*, void*), void* context);
   void fence(std::memory_order order);
   void acquire(object_id object);
   void release(object_id object);
@@ -153,6 +158,13 @@ class weak_memory {
   // The report's note on the running step: a load read `store`, or a store was
   // placed as `store`, with newer stores after it in mo.
   void note(object_id x, std::uint32_t store, bool placed, std::memory_order order);
+  // rmw_read's choice (taking the seq_cst order's step), and rmw's record of
+  // the access once the store it read is known.
+  std::uint32_t choose_rmw_read(location& l, object_id x, op_state& o, std::memory_order order,
+                                std::memory_order failure, const void* expected, std::size_t size,
+                                const std::source_location& loc);
+  bool record_rmw(location& l, object_id x, operation_id me, op_state& o, std::memory_order order, std::uint32_t read,
+                  const void* after, std::size_t size, bool wrote);
   void message_of_store(op_state& o, object_id x, bool release, std::uint32_t store, view& message);
   view fresh_view();
   // Names the running operation's next atomic access for execution().
