@@ -58,6 +58,12 @@ struct statistics {
   // memory there, so a plain access ordered only through them (a data race
   // under the C++ memory model) was not checked.
   std::uint64_t plain_unseen_iterations = 0;
+  // Under rc11: iterations in which a seq_cst access met an atomic access of a
+  // weaker order or a fence. heddle orders seq_cst accesses (and fences
+  // against them) as they ran, where RC11's SC axiom may order them otherwise,
+  // so an execution RC11 allows can be missing there (docs/memory-model.md,
+  // "What is approximated"); a verdict says so.
+  std::uint64_t sc_in_run_order_iterations = 0;
   // Spurious wake-ups and compare-exchange failures an exhaustive strategy
   // did not explore because the same call site had one in that schedule.
   std::uint64_t bounded_choices = 0;
@@ -101,6 +107,7 @@ struct iteration_record {
   bool bug = false;
   bool weak_order = false;  // an atomic named an order weaker than seq_cst
   bool plain_unseen = false;  // see statistics::plain_unseen_iterations
+  bool sc_in_run_order = false;  // see statistics::sc_in_run_order_iterations
 };
 
 // A bug report, formatted the first time it is read (src/runner/report_text.cpp):

@@ -179,6 +179,7 @@ void engine::reset() {
   outcome_.hit_max_steps = false;
   outcome_.weak_order = false;
   outcome_.relaxed_atomics = false;
+  outcome_.sc_in_run_order = false;
   outcome_.weak_notes.clear();
   outcome_.notes.clear();
   outcome_.stopped.reset();

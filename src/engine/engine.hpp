@@ -181,6 +181,10 @@ struct iteration_outcome {
   // rc11: an atomic operation or fence named an order weaker than seq_cst
   // (explored as such; statistics::plain_unseen_iterations).
   bool relaxed_atomics = false;
+  // rc11: a seq_cst access met an access of a weaker order or a fence. The
+  // model orders seq_cst accesses as they ran there, which may hide
+  // executions RC11 allows (statistics::sc_in_run_order_iterations).
+  bool sc_in_run_order = false;
   std::vector<weak_note> weak_notes;  // rc11: stale reads and stores placed early, by step
   // rc11: the identity of the iteration's rf and mo (weak_memory::execution), 0 under sc.
   std::uint64_t weak_execution = 0;
@@ -297,6 +301,7 @@ class engine {
   // An atomic operation with an order weaker than seq_cst ran (iteration_outcome::weak_order).
   void note_weak_order() noexcept { outcome_.weak_order = true; }
   void note_relaxed_atomics() noexcept { outcome_.relaxed_atomics = true; }
+  void note_sc_in_run_order() noexcept { outcome_.sc_in_run_order = true; }
   // rc11: a note on the running operation's current step (weak_note); none
   // when it has no step of its own this turn.
   void note_weak(weak_note note) {

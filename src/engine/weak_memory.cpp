@@ -54,6 +54,12 @@ void weak_memory::clear() {
   sc_epoch_ = 0;
   reads_from_ = 0;
   rmw_read_ = {};
+  kinds_ = 0;
+}
+
+void weak_memory::note_kind(std::uint8_t kind) {
+  kinds_ |= kind;
+  if (kinds_ == 3) engine_.note_sc_in_run_order();
 }
 
 std::uint64_t weak_memory::next_event(operation_id me, op_state& o) {

@@ -236,7 +236,15 @@ class weak_memory {
   std::vector<view> spare_views_;
   weak_access last_;                        // see last_access()
   std::vector<std::uint64_t> choice_names_;  // choice::names of the choice being made
+  // The kinds of atomic event the iteration ran: 1, a seq_cst access; 2, an
+  // access of a weaker order or a fence. Both: the model ordered seq_cst
+  // accesses as they ran among events RC11's SC axiom orders only partly, and
+  // the engine's outcome says so (iteration_outcome::sc_in_run_order).
+  std::uint8_t kinds_ = 0;
+  void note_kind(std::uint8_t kind);
   void record(weak_access::what kind, bool sc, object_id x) {
+    if (const std::uint8_t k = sc && kind != weak_access::what::fence ? 1 : 2; (kinds_ & k) == 0) [[unlikely]]
+      note_kind(k);
     ++last_.seq;
     last_.kind = kind;
     last_.sc = sc;

@@ -134,6 +134,7 @@ struct fork_channel {
   std::int32_t exit_status;
   std::uint8_t hit_max_steps;
   std::uint8_t weak_order;  // iteration_outcome::weak_order
+  std::uint8_t sc_in_run_order;  // iteration_outcome::sc_in_run_order
   char stopped[512];  // the engine's reason when the strategy stopped it
   bug_record found;
   crash_record crash;

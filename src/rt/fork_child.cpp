@@ -307,6 +307,7 @@ class logging_strategy final : public detail::strategy {
   const detail::iteration_outcome& o = e.in_flight();
   ch.hit_max_steps = o.hit_max_steps;
   ch.weak_order = o.weak_order;
+  ch.sc_in_run_order = o.sc_in_run_order;
   report_weak(ch);
   if (o.stopped) copy_text(ch.stopped, o.stopped->c_str());
   if (o.found) {
@@ -406,7 +407,8 @@ std::unique_ptr<detail::strategy> make_logging_strategy(detail::strategy& inner,
     heddle::scheduling_point(point_kind::yield, std::source_location{});
     fork_channel& ch = *the_channel;
     mirror(ch, *the_engine, true);
-    ch.weak_order = the_engine->in_flight().weak_order;  // the verdict's caveat
+    ch.weak_order = the_engine->in_flight().weak_order;  // the verdict's caveats
+    ch.sc_in_run_order = the_engine->in_flight().sc_in_run_order;
     report_weak(ch);
     ch.exit_status = status;
     ch.end = ending::exiting;

@@ -117,6 +117,7 @@ int explore_program(const program_entry& program, run_plan& plan, bool json_summ
     if (o.record_iterations) schedules.push_back({index, fmt::format("{:016x}", detail::schedule_hash(r.steps)), r.steps.size()});
     stats.max_steps_hits += r.hit_max_steps ? 1 : 0;
     stats.weak_order_iterations += r.weak_order ? 1 : 0;
+    stats.sc_in_run_order_iterations += r.sc_in_run_order ? 1 : 0;
     if (plan.replaying == nullptr && o.check_determinism && !r.stopped) {
       if (auto what = run_again(plan, server, program, index, r, divergence_inputs)) {
         divergence = std::move(*what);
@@ -251,6 +252,7 @@ int explore_program(const program_entry& program, run_plan& plan, bool json_summ
                         {"max_steps", stats.max_steps},
                         {"max_steps_hits", stats.max_steps_hits},
                         {"weak_order_iterations", stats.weak_order_iterations},
+                        {"sc_in_run_order_iterations", stats.sc_in_run_order_iterations},
                         {"bounded_choices", stats.bounded_choices},
                         {"caveats", caveats},
                         {"status", found ? "bug" : divergence.empty() ? "passed" : "diverged"}};

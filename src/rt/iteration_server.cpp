@@ -93,6 +93,7 @@ void iteration_server::reset_channel() {
   ch_.exit_status = 0;
   ch_.hit_max_steps = 0;
   ch_.weak_order = 0;
+  ch_.sc_in_run_order = 0;
   ch_.stopped[0] = '\0';
   ch_.found.present = 0;
   ch_.crash = {};
@@ -252,6 +253,7 @@ void iteration_server::finish(int status) {
   result_.hit_max_steps = ch_.hit_max_steps != 0;
   result_.uncontrolled_inputs = ch_.uncontrolled_inputs.load(std::memory_order_relaxed);
   result_.weak_order = ch_.weak_order != 0;
+  result_.sc_in_run_order = ch_.sc_in_run_order != 0;
   if (ch_.has_weak_final != 0) {
     weak_copy_ = ch_.weak_final;  // the last step's access, for the strategy's end_iteration
     result_.weak_execution = ch_.weak_execution;

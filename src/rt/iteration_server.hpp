@@ -30,6 +30,7 @@ struct iteration_result {
   std::vector<operation_id> step_operations;  // who took each step
   bool hit_max_steps = false;
   bool weak_order = false;
+  bool sc_in_run_order = false;  // rc11: iteration_outcome::sc_in_run_order
   std::uint64_t weak_execution = 0;  // rc11: iteration_summary::weak_execution
   std::optional<std::string> stopped;
   std::uint32_t uncontrolled_inputs = 0;  // rt::uncontrolled_input bits

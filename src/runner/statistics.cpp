@@ -137,6 +137,7 @@ iteration_record make_record(std::uint64_t index, const iteration_outcome& outco
   r.bug = outcome.found.has_value();
   r.weak_order = outcome.weak_order;
   r.plain_unseen = outcome.relaxed_atomics && !detail::instrumented_code();
+  r.sc_in_run_order = outcome.sc_in_run_order;
   // The outcome keeps the objects only with a bug; the engine that ran the
   // iteration still has them until the next one begins. An iteration without
   // an atomic or a variable (most tests of locks, all of yields) has nothing
@@ -176,6 +177,7 @@ void statistics_accumulator::add(const iteration_record& r) {
   stats_.buggy_iterations += r.bug ? 1 : 0;
   stats_.weak_order_iterations += r.weak_order ? 1 : 0;
   stats_.plain_unseen_iterations += r.plain_unseen ? 1 : 0;
+  stats_.sc_in_run_order_iterations += r.sc_in_run_order ? 1 : 0;
   pending_.push_back({r.schedule_hash, r.end_state, r.has_end_state});
   if (pending_.size() == batch) keep_pending();
 }
@@ -218,6 +220,7 @@ void merge(statistics& a, const statistics& b) {
   a.buggy_iterations += b.buggy_iterations;
   a.weak_order_iterations += b.weak_order_iterations;
   a.plain_unseen_iterations += b.plain_unseen_iterations;
+  a.sc_in_run_order_iterations += b.sc_in_run_order_iterations;
   a.bounded_choices += b.bounded_choices;
   a.max_steps = std::max(a.max_steps, b.max_steps);
   a.max_enabled = std::max(a.max_enabled, b.max_enabled);

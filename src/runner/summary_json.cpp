@@ -60,6 +60,7 @@ json stats_to_json(const statistics& s) {
           {"memory_model", std::string(to_string(s.memory_model))},
           {"weak_order_iterations", s.weak_order_iterations},
           {"plain_unseen_iterations", s.plain_unseen_iterations},
+          {"sc_in_run_order_iterations", s.sc_in_run_order_iterations},
           {"bounded_choices", s.bounded_choices},
           {"max_steps", s.max_steps},
           {"workers", s.workers},
@@ -87,6 +88,7 @@ statistics stats_from_json(const json& j) {
   s.memory_model = j.value("memory_model", std::string{"sc"}) == "rc11" ? memory_model::rc11 : memory_model::sc;
   s.weak_order_iterations = j.value("weak_order_iterations", std::uint64_t{0});
   s.plain_unseen_iterations = j.value("plain_unseen_iterations", std::uint64_t{0});
+  s.sc_in_run_order_iterations = j.value("sc_in_run_order_iterations", std::uint64_t{0});
   s.bounded_choices = j.value("bounded_choices", std::uint64_t{0});
   s.max_steps = j.value("max_steps", std::uint64_t{0});
   s.workers = j.value("workers", 0u);
