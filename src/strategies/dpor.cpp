@@ -303,6 +303,15 @@ bool dpor_strategy::absorb_weak() {
   f.pred = w.pred;
   f.newest = w.newest;
   if (w.kind != weak_access::what::fence) f.object = w.object;
+  if (w.kind == weak_access::what::fence && w.sc) {
+    f.fenced = false;
+    for (std::size_t k = events_.size() - 1; k-- > 0;) {
+      const footprint& g = events_[k].f;
+      if (g.invisible || g.wk == weak_access::what::none) continue;
+      if (g.global || (g.sc && g.wk == weak_access::what::fence)) f.fenced = true;
+      if (g.global || g.sc) break;
+    }
+  }
   if ((w.kind == weak_access::what::load || w.kind == weak_access::what::rmw) && f.cands.empty())
     f.cands.push_back(w.read);  // its only candidate
   if (made > 1) f.global = true;  // more than one access in a step: dependent with everything

@@ -123,8 +123,12 @@ bool dpor_strategy::stays_asleep(footprint& sleeping, const footprint& b) const 
     if (sleeping.wk == w::fence && b.wk == w::fence) return true;
     if (sleeping.wk == w::fence && sleeping.sc && b.sc) return false;
     // With the seq_cst fence first, a load may read only less: it stays
-    // asleep. A seq_cst store is woken: run after it, the fence joins it.
-    if (b.wk == w::fence && b.sc && sleeping.sc && sleeping.wk != w::load) return false;
+    // asleep, unless a seq_cst fence ran since the last seq_cst access: the
+    // load run before this fence would have ordered that one before it in
+    // psc and given it that one's view (weak_memory.cpp, sc_access), which
+    // the load run after it does not. A seq_cst store is woken: run after
+    // it, the fence joins it.
+    if (b.wk == w::fence && b.sc && sleeping.sc && (sleeping.wk != w::load || b.fenced)) return false;
     return true;
   }
   if (sleeping.object != b.object) return true;

@@ -4,6 +4,7 @@
 // one and never a forbidden one. The tables below are written from the model,
 // with the forbidden outcomes named at each test, not from heddle's output.
 // All locations start at 0.
+#include <algorithm>
 #include <optional>
 
 #include "litmus.hpp"
@@ -172,6 +173,46 @@ TEST(litmus, sc_fences_ordered_through_modification_order_forbid_the_cycle) {
               return outcome{b.load(rlx), r};
             }),
             (outcomes{{1, 0}, {1, 1}, {2, 1}}));
+}
+
+// Two seq_cst fences with seq_cst accesses between them in the run, found by
+// litmus_random on more seeds: x=1 (release); F1; a=y (seq_cst) || b=x
+// (seq_cst) || c=x (acquire); d=y (acquire); F2; x=2, F seq_cst. Nothing
+// orders x=1 before x=2 in mo when F2 runs before F1 (c=0, d=0), so final
+// x=1 is allowed. The model orders two fences by the run when a seq_cst
+// access runs between them (weak_memory.cpp, seq_cst_fence), so only the
+// schedules with F2 first reach it: dpor must run both orders of the fences
+// (docs/memory-model.md, "dpor under rc11").
+outcome fences_around_seq_cst_accesses() {
+  heddle::atomic<int> x{0}, y{0};
+  int a = -1, b = -1, c = -1, d = -1;
+  heddle::thread t([&] {
+    x.store(1, rel);
+    heddle::atomic_thread_fence(sc);
+    a = y.load(sc);
+  });
+  heddle::thread u([&] { b = x.load(sc); });
+  heddle::thread v([&] {
+    c = x.load(acq);
+    d = y.load(acq);
+    heddle::atomic_thread_fence(sc);
+    x.store(2, rlx);
+  });
+  t.join();
+  u.join();
+  v.join();
+  return outcome{a, b, c, d, x.load(rlx)};
+}
+TEST(litmus, dpor_runs_both_orders_of_sc_fences_that_seq_cst_accesses_separate) {
+  const auto final_x_1 = [](const outcomes& s) {
+    return std::any_of(s.begin(), s.end(), [](const outcome& o) { return o.back() == 1; });
+  };
+  EXPECT_TRUE(final_x_1(explore_rc11(fences_around_seq_cst_accesses)));  // asserts dpor's == dfs's
+  // b=0: the seq_cst load of x ran before x=1 and F1, F2 before F1's thread's
+  // seq_cst load of y; the one dpor missed while it took that load to commute
+  // with F2 (and kept it asleep past F2).
+  EXPECT_TRUE(explore_dpor_rc11(fences_around_seq_cst_accesses).seen.count({0, 0, 0, 0, 1}))
+      << "x=2 before x=1 in mo";
 }
 
 // A seq_cst store against an earlier relaxed store of the same location:
