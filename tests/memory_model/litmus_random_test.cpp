@@ -207,12 +207,15 @@ TEST(litmus_random, dpor_reverses_a_seq_cst_rmw_with_the_rmw_it_must_read) {
   check_exactly_rc11({{{k::rmw, 1, sc, 10}}, {{k::store, 1, sc, 3}}, {{k::rmw, 1, rlx, 40}}});
 }
 // The random programs (seed, index) on which dpor missed outcomes dfs
-// reaches, from a sweep of seeds 10-209 (40 programs each).
+// reaches, from a sweep of seeds 10-209 (40 programs each), but for seed
+// 115's program 12, still missed (docs/memory-model.md, "Not done yet"),
+// and the two slowest under dfs (seed 144's program 6 and 172's 11, 5 s
+// together), which agree too.
 TEST(litmus_random, dpor_reaches_the_outcomes_dfs_reaches_with_seq_cst_rmws_among_weaker_accesses) {
   const std::vector<std::pair<std::uint32_t, std::vector<int>>> missed{
       {12, {13}},  {52, {22}},  {55, {14}},  {57, {33}},  {61, {25}},  {68, {29}},  {80, {34}},
       {88, {15, 26}}, {91, {29}}, {96, {25}}, {100, {5}}, {103, {23}}, {107, {22}}, {139, {2}},
-      {144, {6}},  {149, {33}}, {161, {26}}, {169, {33}}, {170, {13}}, {172, {11}}, {173, {22}},
+      {149, {33}}, {161, {26}}, {169, {33}}, {170, {13}}, {173, {22}},
       {194, {7}},  {198, {14}}, {207, {39}}};
   for (const auto& [seed, indices] : missed) check_some(seed, indices);
 }
