@@ -253,6 +253,9 @@ class dpor_strategy final : public strategy {
   // Sleep sets: whether `sleeping` stays asleep after step `b` ran, adding to
   // its fresh outcomes the ones b made possible.
   bool stays_asleep(footprint& sleeping, const footprint& b) const;
+  // Steps i < j of this iteration race: j run before i could make an
+  // execution that i before j does not.
+  bool races(std::size_t i, std::size_t j) const;
   // rc11: takes the last step's atomic access from the model's record; false
   // when that step took an outcome its sleep entry had explored (redundant).
   bool absorb_weak();

@@ -152,16 +152,42 @@ bool dpor_strategy::stays_asleep(footprint& sleeping, const footprint& b) const 
       if ((b.wk == w::rmw && b.sc) || (b.sc && sleeping.sc) || contains_name(sleeping.fresh, b.pred)) add(b.wrote);
       break;
     case w::rmw:
+      // A seq_cst store or read-modify-write b not last in mo, before a
+      // seq_cst read-modify-write: this one must now read b or a store
+      // after b, and go after b in mo. Run first, it put b after itself
+      // (b then read, or was placed, no older than its store), so every
+      // execution now is new: it wakes wholly. (A read-modify-write b that
+      // read an older store leaves newer stores after it for this one to
+      // read, which the names below do not cover.)
+      if (b.sc && sleeping.sc && !b.newest) return false;
       // As a load: a store it may now read (placed right after one it could
       // read, or after a fresh one); it then goes right after it in mo.
       if (b.newest || contains_name(sleeping.cands, b.pred) || contains_name(sleeping.fresh, b.pred)) add(b.wrote);
-      // A seq_cst store placed before the newest: with this seq_cst
-      // read-modify-write first, it would have gone after it.
-      else if (b.sc && sleeping.sc) return false;
       break;
     default: break;
   }
   return true;
+}
+
+// A load i and a later store j placed right after a store the load could
+// not read (older than its coherence floor, so not among its candidates)
+// do not race: with j first, the load still could not read j. That store
+// must have existed when the load ran; one made after it could be the
+// reason j went there. The same holds of a read-modify-write i and a later
+// store or read-modify-write j, except right after i's own store: with j
+// first, i may read j there.
+bool dpor_strategy::races(std::size_t i, std::size_t j) const {
+  const footprint& a = events_[i].f;
+  const footprint& b = events_[j].f;
+  if (!weak_step(a) || !weak_step(b)) return dependent(a, b);
+  if (!related(a, b).race) return false;
+  using w = weak_access::what;
+  if ((a.wk != w::load && a.wk != w::rmw) || (b.wk != w::store && b.wk != w::rmw) || (a.sc && b.sc) ||
+      contains_name(a.cands, b.pred) || (a.wk == w::rmw && b.pred == a.wrote))
+    return true;
+  for (std::size_t k = i + 1; k < j; ++k)
+    if (weak_step(events_[k].f) && events_[k].f.wrote == b.pred) return true;
+  return false;
 }
 
 void dpor_strategy::analyze() {
@@ -184,26 +210,6 @@ void dpor_strategy::analyze() {
   };
   auto hb_dep = [this](const footprint& a, const footprint& b) {
     return weak_step(a) && weak_step(b) ? related(a, b).hb : dependent(a, b);
-  };
-  // A load i and a later store j placed right after a store the load could
-  // not read (older than its coherence floor, so not among its candidates)
-  // do not race: with j first, the load still could not read j. That store
-  // must have existed when the load ran; one made after it could be the
-  // reason j went there. The same holds of a read-modify-write i and a later
-  // store or read-modify-write j, except right after i's own store: with j
-  // first, i may read j there.
-  auto race_dep = [this](std::size_t i, std::size_t j) {
-    const footprint& a = events_[i].f;
-    const footprint& b = events_[j].f;
-    if (!weak_step(a) || !weak_step(b)) return dependent(a, b);
-    if (!related(a, b).race) return false;
-    using w = weak_access::what;
-    if ((a.wk != w::load && a.wk != w::rmw) || (b.wk != w::store && b.wk != w::rmw) || (a.sc && b.sc) ||
-        contains_name(a.cands, b.pred) || (a.wk == w::rmw && b.pred == a.wrote))
-      return true;
-    for (std::size_t k = i + 1; k < j; ++k)
-      if (weak_step(events_[k].f) && events_[k].f.wrote == b.pred) return true;
-    return false;
   };
   // Earlier visible steps that may depend on step j, as far back as the
   // latest write to each of its objects: everything older on that object
@@ -268,7 +274,7 @@ void dpor_strategy::analyze() {
     const std::uint32_t* pre = pre_clock(j);
     cands.clear();
     candidates(j, [&](std::size_t i) {
-      if (i < j && events_[i].f.op != e.f.op && !before(i, pre) && race_dep(i, j) &&
+      if (i < j && events_[i].f.op != e.f.op && !before(i, pre) && races(i, j) &&
           std::find(cands.begin(), cands.end(), i) == cands.end())
         cands.push_back(i);
     });
@@ -307,8 +313,15 @@ void dpor_strategy::reverse(std::size_t i, std::size_t j) {
   u.push_back(j);
   std::vector<operation_id> initials;
   for (std::size_t x = 0; x < u.size(); ++x) {
-    const bool first = std::none_of(u.begin(), u.begin() + static_cast<std::ptrdiff_t>(x),
-                                    [&](std::size_t k) { return before(k, clock(u[x])); });
+    // Not first after a step of u that happens before it, nor (rc11) after
+    // one it races with without happening after it: an atomic access that
+    // commuted with that step where it ran may not commute with it in the
+    // reversed order, where it reads or goes elsewhere (u's start, run
+    // first, would put it before that step, and may then be asleep).
+    const bool first = std::none_of(u.begin(), u.begin() + static_cast<std::ptrdiff_t>(x), [&](std::size_t k) {
+      return before(k, clock(u[x])) || (weak_step(events_[k].f) && weak_step(events_[u[x]].f) &&
+                                        events_[k].f.op != events_[u[x]].f.op && races(k, u[x]));
+    });
     if (first && !contains(initials, events_[u[x]].f.op)) initials.push_back(events_[u[x]].f.op);
   }
   decision& d = stack_[events_[i].node];
