@@ -67,7 +67,7 @@ iteration_result iteration_server::run(const program_entry& program) {
     // server that died before it.
     // The program's blocks, and heddle's, are the C library's again
     // (runtime_heap.hpp), from the heap every child starts from.
-    runtime_heap::leave_server();
+    runtime_heap::forked();
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != server) ::_exit(1);
     skip_runtime_fini();
