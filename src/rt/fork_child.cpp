@@ -31,6 +31,7 @@
 namespace heddle::rt {
 void run_main_thread(const std::function<void()>& body) __attribute__((weak));
 std::uintptr_t start_routine_of(operation_id op) noexcept __attribute__((weak));
+void resolve_signal_functions() noexcept __attribute__((weak));
 }
 // And its ThreadSanitizer hooks (rt/tsan_runtime.hpp).
 namespace heddle::rt::tsan {
@@ -423,6 +424,9 @@ void prepare_children(const options& o) {
   prepare_runtime_fini();
   find_main_stack_guard();
   (void)real_exit();
+  // The C library's functions a child calls through the runtime's
+  // interposers, looked up here once rather than by a dlsym in every child.
+  if (resolve_signal_functions != nullptr) resolve_signal_functions();
   // A small program's operations start in a child without mapping their
   // stacks: main and two threads (on threads, main runs on the child's
   // initial thread).
