@@ -33,6 +33,7 @@ namespace heddle::rt {
 void run_main_thread(const std::function<void()>& body) __attribute__((weak));
 std::uintptr_t start_routine_of(operation_id op) noexcept __attribute__((weak));
 void resolve_signal_functions() noexcept __attribute__((weak));
+void map_thread_records() noexcept __attribute__((weak));
 }
 // And its ThreadSanitizer hooks (rt/tsan_runtime.hpp).
 namespace heddle::rt::tsan {
@@ -428,6 +429,8 @@ void prepare_children(const options& o) {
   // The C library's functions a child calls through the runtime's
   // interposers, looked up here once rather than by a dlsym in every child.
   if (resolve_signal_functions != nullptr) resolve_signal_functions();
+  // And the pthread surface's records of the program's threads, mapped once.
+  if (map_thread_records != nullptr) map_thread_records();
   // A small program's operations start in a child without mapping their
   // stacks: main and two threads (on threads, main runs on the child's
   // initial thread).
