@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include <link.h>
+#include <malloc.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
@@ -31,6 +32,8 @@
 namespace heddle::rt {
 void run_main_thread(const std::function<void()>& body) __attribute__((weak));
 std::uintptr_t start_routine_of(operation_id op) noexcept __attribute__((weak));
+void resolve_signal_functions() noexcept __attribute__((weak));
+void map_thread_records() noexcept __attribute__((weak));
 }
 // And its ThreadSanitizer hooks (rt/tsan_runtime.hpp).
 namespace heddle::rt::tsan {
@@ -423,6 +426,11 @@ void prepare_children(const options& o) {
   prepare_runtime_fini();
   find_main_stack_guard();
   (void)real_exit();
+  // The C library's functions a child calls through the runtime's
+  // interposers, looked up here once rather than by a dlsym in every child.
+  if (resolve_signal_functions != nullptr) resolve_signal_functions();
+  // And the pthread surface's records of the program's threads, mapped once.
+  if (map_thread_records != nullptr) map_thread_records();
   // A small program's operations start in a child without mapping their
   // stacks: main and two threads (on threads, main runs on the child's
   // initial thread).
@@ -437,6 +445,14 @@ void prepare_children(const options& o) {
     detail::fiber_backend warm(pool, true);
     { const detail::engine warm_engine(warm, {}); }  // the engine's one-time setup (its terminate handler)
   } else {
+    // One malloc arena for the program's threads: only one runs at a time
+    // under control, so a thread's first malloc need not map, trim and
+    // protect an arena of its own in every child (3 page faults and 7 system
+    // calls per thread, each undone at the child's exit). On fibers every
+    // operation already allocates from the main arena. Unless the user chose.
+    if (std::getenv("MALLOC_ARENA_MAX") == nullptr &&
+        (std::getenv("GLIBC_TUNABLES") == nullptr || std::strstr(std::getenv("GLIBC_TUNABLES"), "arena_max") == nullptr))
+      ::mallopt(M_ARENA_MAX, 1);
     detail::thread_backend::reserve_memory(usual_operations, operation_stack_size(o));
     // A backend's one-time setup (its fork handler, the process's CPU mask,
     // the real pthread_create); and pinning the way its iterations pin, so the

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -57,6 +58,12 @@ iteration_result iteration_server::run(const program_entry& program) {
   output_.clear();
   input_.rewind();
   std::fflush(nullptr);
+  // The steps' room, before the fork and as large as the longest iteration's
+  // so far: grown while the child lives, each larger block would be another
+  // page this process shares with the child, copied on its first write.
+  result_ = {};
+  result_.steps.reserve(steps_room_);
+  result_.step_operations.reserve(steps_room_);
   const pid_t server = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error(fmt::format("fork failed: {}", std::strerror(errno)));
@@ -67,16 +74,18 @@ iteration_result iteration_server::run(const program_entry& program) {
     // server that died before it.
     // The program's blocks, and heddle's, are the C library's again
     // (runtime_heap.hpp), from the heap every child starts from.
-    runtime_heap::leave_server();
+    runtime_heap::forked();
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != server) ::_exit(1);
+    // The system call, not the runtime's getppid, whose first call looks the
+    // C library's up: a dlsym, a dozen page faults in every child.
+    if (static_cast<pid_t>(::syscall(SYS_getppid)) != server) ::_exit(1);
     skip_runtime_fini();
     output_.redirect_here();
     auto logging = make_logging_strategy(*plan_.chosen, ch_, log_event_);
     run_iteration(program, plan_.opts, *logging, ch_);
   }
-  result_ = {};
   serve(pid);
+  steps_room_ = std::max(steps_room_, std::min<std::size_t>(result_.steps.size(), max_steps_room));
   return std::move(result_);
 }
 

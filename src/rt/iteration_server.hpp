@@ -66,6 +66,9 @@ class iteration_server {
   input_rewind input_;  // every child reads stdin from the same start
   int log_event_;  // the child signals a full log here
   iteration_result result_;
+  // The room reserved for an iteration's steps: the most any took so far.
+  static constexpr std::size_t max_steps_room = 1 << 16;
+  std::size_t steps_room_ = 64;
   std::uint64_t consumed_ = 0;  // decisions of the log fed to the strategy
   // rc11: the child's record of its last atomic access, as of the decision fed
   // to the strategy (decision_context::weak points here) or the end.

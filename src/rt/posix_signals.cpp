@@ -56,6 +56,13 @@
 
 namespace heddle::rt {
 
+// The C library's pthread_sigmask, looked up in one place so that the fork
+// server resolves it once (resolve_signal_functions) and no child looks it
+// up again: a dlsym in a child is a dozen page faults in the loader.
+decltype(&::pthread_sigmask) real_pthread_sigmask() noexcept { return HEDDLE_REAL(pthread_sigmask); }
+
+void resolve_signal_functions() noexcept { (void)real_pthread_sigmask(); }
+
 std::uint32_t deferred_signal_deliveries = 0;
 
 namespace {
@@ -100,7 +107,7 @@ thread_signals& of(operation_id op) {
     t.threads[op] = std::make_unique<thread_signals>();
     // The main thread's mask is the process's; a thread created under control
     // got its creator's in inherit_signal_mask (an unknown one: none blocked).
-    if (op == 1) HEDDLE_REAL(pthread_sigmask)(SIG_BLOCK, nullptr, &t.threads[op]->mask);
+    if (op == 1) real_pthread_sigmask()(SIG_BLOCK, nullptr, &t.threads[op]->mask);
   }
   return *t.threads[op];
 }
@@ -346,7 +353,7 @@ int suspend(const sigset_t& mask) {
 int change_mask(int how, const sigset_t* set, sigset_t* old) {
   thread_signals& r = mine();  // first: the main thread's starts as the OS thread's mask before this call
   // The OS thread's mask too, for the signals the kernel sends by itself.
-  if (const int error = HEDDLE_REAL(pthread_sigmask)(how, set, nullptr); error != 0) return error;
+  if (const int error = real_pthread_sigmask()(how, set, nullptr); error != 0) return error;
   const sigset_t before = r.mask;
   if (set != nullptr) {
     switch (how) {
@@ -409,7 +416,7 @@ HEDDLE_RT_DEFINE(int, kill, (pid_t pid, int sig)) {
 }
 
 HEDDLE_RT_DEFINE(int, pthread_sigmask, (int how, const sigset_t* set, sigset_t* old)) {
-  if (!controlled()) return HEDDLE_REAL(pthread_sigmask)(how, set, old);
+  if (!controlled()) return heddle::rt::real_pthread_sigmask()(how, set, old);
   return heddle::rt::change_mask(how, set, old);
 }
 

@@ -68,6 +68,12 @@ inline void signal_delivery_point() {
 }
 // A new thread's signal mask is its creator's (pthread_create).
 void inherit_signal_mask(operation_id parent, operation_id child);
+// The C library's functions the signal surface calls, looked up now (the
+// fork server, before its first child).
+void resolve_signal_functions() noexcept;
+// The fixed-address mapping of the program's thread records, made now (the
+// fork server, before its first child).
+void map_thread_records() noexcept;
 // pthread_kill of a controlled thread: 0 or an errno value.
 int send_signal_to_thread(operation_id op, int sig);
 

@@ -45,8 +45,10 @@ struct thread_exit {};
 // randomization. Programs hash thread ids (libstdc++'s std::barrier places a
 // thread in its tree by std::hash<std::thread::id>) or order by them, and
 // would otherwise take other paths on replay. Mapped on first use in each
-// process (a forked child maps its own); records past its end, or all of them
-// when the address is taken, come from the heap.
+// process, or by the fork server before its first child (map_thread_records:
+// a child then inherits the mapping, with no page of it touched, instead of
+// creating and tearing down one per iteration); records past its end, or all
+// of them when the address is taken, come from the heap.
 constexpr std::uintptr_t record_arena_address = 0x7e0000000000;
 constexpr std::size_t record_arena_capacity = 1024;
 
@@ -63,6 +65,12 @@ thread_record* record_arena() {
   }();
   return arena;
 }
+
+}  // namespace
+
+void map_thread_records() noexcept { (void)record_arena(); }
+
+namespace {
 
 // The running iteration's threads (see side_table for the epoch rule).
 struct thread_table {

@@ -55,6 +55,9 @@ unsigned class_of(std::size_t total, std::size_t& size) noexcept {
 
 std::atomic_flag lock = ATOMIC_FLAG_INIT;
 std::uintptr_t cursor = 0;              // the region's unused part starts here
+// In a forked child (forked()): below here the blocks are the fork server's,
+// on pages the child shares with it until it writes them. 0 elsewhere.
+std::uintptr_t inherited_end = 0;
 free_block* small_free[class_count] = {};
 free_block* large_free = nullptr;
 
@@ -107,6 +110,10 @@ std::uintptr_t take(unsigned cls, std::size_t size) noexcept {
 }
 
 void give_back(std::uintptr_t storage, std::size_t size) noexcept {
+  // A block of the fork server's, freed in a child: left as it is. Linking
+  // it into a free list would write its page (a copy-on-write fault, with a
+  // TLB flush) for memory the child's exit gives back anyway.
+  if (storage < inherited_end) return;
   auto* f = reinterpret_cast<free_block*>(storage);
   f->size = size;
   if (size <= largest_small) {
@@ -136,6 +143,20 @@ void enter_server() noexcept {
 }
 
 void leave_server() noexcept { serving_all = false; }
+
+void forked() noexcept {
+  serving_all = false;
+  if (region_end == 0) return;
+  // The child allocates from pages the fork server never touched: a first
+  // write there is a zero-fill fault, where the free blocks it inherited lie
+  // on pages it shares with the fork server, each first write to one a
+  // copy-on-write fault (a page copied and the TLB flushed, several times
+  // the cost on a VM). The fork server's cursor page may be shared too.
+  cursor = (cursor + page - 1) & ~(page - 1);
+  inherited_end = cursor;
+  for (free_block*& f : small_free) f = nullptr;
+  large_free = nullptr;
+}
 
 void* allocate(std::size_t size, std::size_t alignment) noexcept {
   if (region_end == 0) reserve();

@@ -29,7 +29,10 @@
 // windows the shadow covers and the program's usual places) and never given
 // back; freed small blocks go to a free list per size class, freed large ones
 // to a list the next large allocation searches (their pages given back to the
-// kernel). A block holds a 16-byte header before it: the start of its storage
+// kernel). In a forked child the heap serves from pages the fork server never
+// touched and leaves the blocks it inherited alone, even freed (forked): a
+// child's first write to a page it shares with the fork server is a
+// copy-on-write fault, which flushes the TLB. A block holds a 16-byte header before it: the start of its storage
 // and the storage's size. The free of a block is found to be ours by its
 // address alone, so a block crosses freely between the modes.
 #pragma once
@@ -56,6 +59,10 @@ inline bool active() noexcept { return serving_all || scope_depth != 0; }
 // The fork server's process, from the takeover on / a child, from its fork on.
 void enter_server() noexcept;
 void leave_server() noexcept;
+// A forked child of the fork server, first thing: leave_server, and serve
+// the child's allocations from pages the fork server never wrote (free blocks
+// inherited from it are neither reused nor linked when freed).
+void forked() noexcept;
 
 // As malloc, aligned_alloc (alignment 0: 16), realloc, free and
 // malloc_usable_size, for blocks of this heap. Null when out of memory.
