@@ -312,15 +312,26 @@ void dpor_strategy::reverse(std::size_t i, std::size_t j) {
     if (!events_[k].f.invisible && !before(i, clock(k))) u.push_back(k);
   u.push_back(j);
   std::vector<operation_id> initials;
+  using w = weak_access::what;
+  const auto reads = [](const footprint& f) { return f.wk == w::load || f.wk == w::rmw; };
+  const auto writes = [](const footprint& f) { return f.wk == w::store || f.wk == w::rmw; };
   for (std::size_t x = 0; x < u.size(); ++x) {
     // Not first after a step of u that happens before it, nor (rc11) after
     // one it races with without happening after it: an atomic access that
     // commuted with that step where it ran may not commute with it in the
     // reversed order, where it reads or goes elsewhere (u's start, run
     // first, would put it before that step, and may then be asleep).
+    // Nor is j, a load or read-modify-write, first after a store of u to
+    // its location: j commuted with it for what it read, but reversed
+    // before i it reads something else, which may be that store (asleep
+    // at i's decision, j first would only repeat what it read first).
+    const footprint& fx = events_[u[x]].f;
+    const bool last = x + 1 == u.size();
     const bool first = std::none_of(u.begin(), u.begin() + static_cast<std::ptrdiff_t>(x), [&](std::size_t k) {
-      return before(k, clock(u[x])) || (weak_step(events_[k].f) && weak_step(events_[u[x]].f) &&
-                                        events_[k].f.op != events_[u[x]].f.op && races(k, u[x]));
+      const footprint& fk = events_[k].f;
+      if (before(k, clock(u[x]))) return true;
+      if (!weak_step(fk) || !weak_step(fx) || fk.op == fx.op) return false;
+      return races(k, u[x]) || (last && reads(fx) && writes(fk) && fk.object == fx.object);
     });
     if (first && !contains(initials, events_[u[x]].f.op)) initials.push_back(events_[u[x]].f.op);
   }
@@ -339,7 +350,6 @@ void dpor_strategy::reverse(std::size_t i, std::size_t j) {
     bool only_start = true;
     for (std::size_t k : u)
       if (k != j && events_[k].f.op == op && events_[k].f.kind != point_kind::start) only_start = false;
-    using w = weak_access::what;
     bool any = op != b.op || !only_start || !weak_step(a) || !weak_step(b) || a.wk != w::load ||
                b.wk != w::store || b.sc || !contains_name(a.cands, b.pred);
     for (std::size_t k = 0; !any && k < j; ++k)
