@@ -144,8 +144,14 @@ detail::engine* the_engine = nullptr;
 // The rc11 model's record of the last atomic access, once the iteration has one.
 const detail::weak_access* the_weak = nullptr;
 
-// rc11: what the iteration's end tells the parent's strategy (iteration_summary).
-void report_weak(fork_channel& ch) {
+// What the iteration's end tells the parent about the memory model: the
+// verdict's caveats (weaker orders ran, seq_cst accesses ordered as they ran)
+// and, under rc11, the last access and the execution for its strategy
+// (iteration_summary).
+void report_memory_model(fork_channel& ch) {
+  const detail::iteration_outcome& o = the_engine->in_flight();
+  ch.weak_order = o.weak_order;
+  ch.sc_in_run_order = o.sc_in_run_order;
   ch.has_weak_final = the_weak != nullptr;
   if (the_weak != nullptr) {
     ch.weak_final = *the_weak;
@@ -309,9 +315,7 @@ class logging_strategy final : public detail::strategy {
   mirror(ch, e, true);
   const detail::iteration_outcome& o = e.in_flight();
   ch.hit_max_steps = o.hit_max_steps;
-  ch.weak_order = o.weak_order;
-  ch.sc_in_run_order = o.sc_in_run_order;
-  report_weak(ch);
+  report_memory_model(ch);
   if (o.stopped) copy_text(ch.stopped, o.stopped->c_str());
   if (o.found) {
     const bug& b = *o.found;
@@ -410,9 +414,7 @@ std::unique_ptr<detail::strategy> make_logging_strategy(detail::strategy& inner,
     heddle::scheduling_point(point_kind::yield, std::source_location{});
     fork_channel& ch = *the_channel;
     mirror(ch, *the_engine, true);
-    ch.weak_order = the_engine->in_flight().weak_order;  // the verdict's caveats
-    ch.sc_in_run_order = the_engine->in_flight().sc_in_run_order;
-    report_weak(ch);
+    report_memory_model(ch);
     ch.exit_status = status;
     ch.end = ending::exiting;
     detail::control = {};
@@ -450,8 +452,9 @@ void prepare_children(const options& o) {
     // protect an arena of its own in every child (3 page faults and 7 system
     // calls per thread, each undone at the child's exit). On fibers every
     // operation already allocates from the main arena. Unless the user chose.
+    const char* tunables = std::getenv("GLIBC_TUNABLES");
     if (std::getenv("MALLOC_ARENA_MAX") == nullptr &&
-        (std::getenv("GLIBC_TUNABLES") == nullptr || std::strstr(std::getenv("GLIBC_TUNABLES"), "arena_max") == nullptr))
+        (tunables == nullptr || std::strstr(tunables, "arena_max") == nullptr))
       ::mallopt(M_ARENA_MAX, 1);
     detail::thread_backend::reserve_memory(usual_operations, operation_stack_size(o));
     // A backend's one-time setup (its fork handler, the process's CPU mask,
