@@ -64,9 +64,21 @@ std::size_t dpor_strategy::next_operation(const decision_context& ctx) {
   d.sleep = propagated_sleep();
   // The running operation if it is awake, else the first awake; one partly
   // asleep (rc11) only when no other is awake, as it may have nothing new to do.
+  // An operation about to yield or sleep hands over: another awake one goes
+  // first, so that a wait loop that yields lets the operation it waits for
+  // run, instead of spinning to --max-steps in the first schedule with no
+  // race to reverse (the waited-for operation never took a step).
+  const auto hands_over = [&ctx](const pending_operation& p) {
+    return p.id == ctx.current && (p.point == point_kind::yield || p.point == point_kind::sleep);
+  };
   std::optional<operation_id> pick;
+  bool pick_hands_over = false;
   for (const pending_operation& p : ctx.enabled)
-    if (!d.asleep(p.id) && d.partly_asleep(p.id) == nullptr && (!pick || p.id == ctx.current)) pick = p.id;
+    if (!d.asleep(p.id) && d.partly_asleep(p.id) == nullptr &&
+        (!pick || pick_hands_over || (p.id == ctx.current && !hands_over(p)))) {
+      pick = p.id;
+      pick_hands_over = hands_over(p);
+    }
   for (const pending_operation& p : ctx.enabled)
     if (!pick && !d.asleep(p.id)) pick = p.id;
   if (!pick) {

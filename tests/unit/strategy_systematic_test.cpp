@@ -258,6 +258,50 @@ TEST(strategy_systematic, dpor_explores_every_order_of_dependent_writes) {
   EXPECT_EQ(lost.bug->message, "assertion failed: x.load() == 2");
 }
 
+// A waiter that yields until a flag is set, created before the thread that
+// sets it. dpor used to keep running the waiter after its yield, so the
+// first schedule spun to max_steps with the setter never started: no step of
+// the setter, no race, and the search ended there having checked nothing.
+// An operation about to yield now hands over to another awake one first.
+void yielding_wait_for_publish(bool flag_first) {
+  heddle::atomic<int> data{0};
+  heddle::atomic<int> flag{0};
+  heddle::thread waiter([&] {
+    while (flag.load() == 0) heddle::this_thread::yield();
+    HEDDLE_ASSERT(data.load() == 42);
+  });
+  heddle::thread setter([&] {
+    if (flag_first) {
+      flag.store(1);
+      data.store(42);
+    } else {
+      data.store(42);
+      flag.store(1);
+    }
+  });
+  waiter.join();
+  setter.join();
+}
+
+TEST(strategy_systematic, dpor_lets_the_operation_a_yielding_wait_loop_waits_for_run) {
+  heddle::options o = exact("dpor", 2'000);
+  o.max_steps = 500;
+  const auto buggy = heddle::explore(o, [] { yielding_wait_for_publish(true); });
+  ASSERT_TRUE(buggy.bug) << "explored " << buggy.stats.iterations << " iterations, " << buggy.stats.max_steps_hits
+                         << " cut at max_steps";
+  EXPECT_EQ(buggy.bug->kind, heddle::bug_kind::assertion);
+  EXPECT_EQ(buggy.bug->message, "assertion failed: data.load() == 42");
+  EXPECT_EQ(buggy.stats.max_steps_hits, 0u);
+  // The fixed twin: no bug. A schedule spins to max_steps only where every
+  // other operation is asleep (its schedules were explored elsewhere) and
+  // the waiter has the processor to itself; the verdict says so.
+  const auto fixed = heddle::explore(o, [] { yielding_wait_for_publish(false); });
+  EXPECT_FALSE(fixed.bug) << fixed.bug->message;
+  EXPECT_TRUE(fixed.stats.exhausted);
+  EXPECT_GT(fixed.stats.schedules, 10 * fixed.stats.max_steps_hits) << fixed.verdict();
+  EXPECT_EQ(fixed.verdict().rfind("passed, cut: explored all ", 0), 0u) << fixed.verdict();
+}
+
 TEST(strategy_systematic, dpor_places_one_write_among_many_reads) {
   // A thread reads an atomic n = 300 times while another writes it once: the
   // reads commute with each other, so the classes are the n+1 places of the
