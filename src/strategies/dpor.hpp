@@ -253,6 +253,9 @@ class dpor_strategy final : public strategy {
   // Sleep sets: whether `sleeping` stays asleep after step `b` ran, adding to
   // its fresh outcomes the ones b made possible.
   bool stays_asleep(footprint& sleeping, const footprint& b) const;
+  // races() of a seq_cst write and a later read-modify-write that commute as a
+  // pair but not with a seq_cst read after them (dpor_races.cpp).
+  bool sc_floor_race(std::size_t i, std::size_t j) const;
   // Steps i < j of this iteration race: j run before i could make an
   // execution that i before j does not.
   bool races(std::size_t i, std::size_t j) const;

@@ -87,7 +87,10 @@ bool dpor_strategy::dependent(const footprint& a, const footprint& b) const {
 //   later one first, the earlier one may read it). Before a store or
 //   read-modify-write, it races with it as a load does (run second, it may
 //   read it);
-// - other fences touch only their operation's views: independent.
+// - other fences touch only their operation's views: independent;
+// - a seq_cst store or read-modify-write and a later read-modify-write, not
+//   seq_cst, that did not read it commute as a pair, but race where a seq_cst
+//   read of a third operation follows the first (sc_floor_race).
 dpor_strategy::relation dpor_strategy::related(const footprint& a, const footprint& b) const {
   using w = weak_access::what;
   if (a.wk == w::fence || b.wk == w::fence) {
@@ -180,13 +183,38 @@ bool dpor_strategy::races(std::size_t i, std::size_t j) const {
   const footprint& a = events_[i].f;
   const footprint& b = events_[j].f;
   if (!weak_step(a) || !weak_step(b)) return dependent(a, b);
-  if (!related(a, b).race) return false;
   using w = weak_access::what;
+  if (!related(a, b).race) return sc_floor_race(i, j);
   if ((a.wk != w::load && a.wk != w::rmw) || (b.wk != w::store && b.wk != w::rmw) || (a.sc && b.sc) ||
       contains_name(a.cands, b.pred) || (a.wk == w::rmw && b.pred == a.wrote))
     return true;
   for (std::size_t k = i + 1; k < j; ++k)
     if (weak_step(events_[k].f) && events_[k].f.wrote == b.pred) return true;
+  return false;
+}
+
+// A seq_cst store or read-modify-write i and a later read-modify-write j,
+// not seq_cst, of its location that did not read it commute as a pair (j
+// may read what it read either way), but not with a later seq_cst read of a
+// third operation: the seq_cst order is the run's, so that read, run after
+// i, goes after i in mo; only j, the read, then i, in that order, let it
+// read j's store and still go before i. i and j then race.
+// r1=x+=10 || x=3; F; r2=x+=40 || r3=x+=50 (relaxed), all else seq_cst,
+// reaches r3 reading 0, r1 reading r3's store and x=3 last in mo only so
+// (litmus_random.dpor_runs_an_rmw_before_a_seq_cst_store_for_a_seq_cst_rmw_to_read_it).
+bool dpor_strategy::sc_floor_race(std::size_t i, std::size_t j) const {
+  using w = weak_access::what;
+  const footprint& a = events_[i].f;
+  const footprint& b = events_[j].f;
+  if (!a.sc || b.sc || a.object != b.object || a.op == b.op || (a.wk != w::store && a.wk != w::rmw) ||
+      b.wk != w::rmw || b.rf == a.wrote)
+    return false;
+  for (std::size_t k = i + 1; k < events_.size(); ++k) {
+    const footprint& f = events_[k].f;
+    if (k != j && weak_step(f) && f.sc && f.object == a.object && (f.wk == w::load || f.wk == w::rmw) &&
+        f.op != a.op && f.op != b.op)
+      return true;
+  }
   return false;
 }
 

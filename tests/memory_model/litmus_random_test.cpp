@@ -217,15 +217,31 @@ TEST(litmus_random, dpor_reverses_a_load_and_the_store_it_read_with_a_store_it_m
   using k = op::kind_t;
   check_exactly_rc11({{{k::rmw, 0, rlx, 20}}, {{k::rmw, 0, rlx, 30}, {k::load, 0, sc, 0}}, {{k::store, 0, sc, 4}}});
 }
+// r1=x.fetch_add(10) || x=3; seq_cst fence; r2=x.fetch_add(40) ||
+// r3=x.fetch_add(50) (relaxed), all else seq_cst; outcome (r1, r2, r3,
+// final x, final y). (50, 3, 0, 43, 0): r3 reads 0, r1 reads r3's store,
+// and x=3 goes after r1 in mo, which needs r3, r1, x=3 in that order in the
+// run (the seq_cst order is the run's). x=3 and r3 commute as a pair, and
+// dpor took the runs where x=3 came first for enough: run after x=3, r1
+// must go after it. They now race when a seq_cst read of a third operation
+// follows x=3 (seed 115's program 12 in its smallest form).
+TEST(litmus_random, dpor_runs_an_rmw_before_a_seq_cst_store_for_a_seq_cst_rmw_to_read_it) {
+  using k = op::kind_t;
+  const program p{{{k::rmw, 0, sc, 10}},
+                  {{k::store, 0, sc, 3}, {k::fence, 0, sc, 0}, {k::rmw, 0, sc, 40}},
+                  {{k::rmw, 0, rlx, 50}}};
+  EXPECT_TRUE(rc11_checker::allowed(p, 2).count({50, 3, 0, 43, 0}));
+  check_exactly_rc11(p);
+}
 // The random programs (seed, index) on which dpor missed outcomes dfs
 // reaches, from sweeps of seeds 10-209 and 210-330 even (40 programs
-// each), but for seed 115's program 12, still missed (docs/memory-model.md,
-// "Not done yet"), and the two slowest under dfs (seed 144's program 6 and
-// 172's 11, 5 s together), which agree too.
+// each), seed 115's program 12 among them (the test above), and the two
+// slowest under dfs (seed 144's program 6 and 172's 11, 5 s together),
+// which agree too.
 TEST(litmus_random, dpor_reaches_the_outcomes_dfs_reaches_with_seq_cst_rmws_among_weaker_accesses) {
   const std::vector<std::pair<std::uint32_t, std::vector<int>>> missed{
       {12, {13}},  {52, {22}},  {55, {14}},  {57, {33}},  {61, {25}},  {68, {29}},  {80, {34}},
-      {88, {15, 26}}, {91, {29}}, {96, {25}}, {100, {5}}, {103, {23}}, {107, {22}}, {139, {2}},
+      {88, {15, 26}}, {91, {29}}, {96, {25}}, {100, {5}}, {103, {23}}, {107, {22}}, {115, {12}}, {139, {2}},
       {149, {33}}, {161, {26}}, {169, {33}}, {170, {13}}, {173, {22}},
       {194, {7}},  {198, {14}}, {207, {39}}, {254, {14}}};
   for (const auto& [seed, indices] : missed) check_some(seed, indices);
