@@ -585,7 +585,8 @@ inline void engine::at_point(point_kind kind, object_id object, const std::sourc
     add_lock_points(-1);
     op.lock = false;
   }
-  list_point(enabled_[op.listed_at], kind, object, false);
+  // continue_as() moved the running operation's entry to the end.
+  list_point(enabled_.back(), kind, object, false);
   reschedule(true);
 }
 
