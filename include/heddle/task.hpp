@@ -98,6 +98,10 @@ void check_unawaited(std::source_location loc) noexcept;
 // The pool a resumption needs a worker of (none: null).
 void pool_acquire(thread_pool* pool, std::source_location loc);
 void pool_release(thread_pool* pool) noexcept;
+// Coroutine frames: from this thread's cache of freed frames of about the
+// same size when it has one, else from operator new (task_runtime.cpp).
+void* allocate_frame(std::size_t size);
+void free_frame(void* frame, std::size_t size) noexcept;
 
 struct yield_awaitable {
   std::source_location loc;
@@ -194,6 +198,11 @@ concept binds_task = requires(A& a, task_core* t) { a.bind_task(t); };
 
 struct promise_base {
   task_core core;
+
+  // A child task that completes at once allocates and frees its frame each
+  // time: a frame freed on this thread is kept for the next (allocate_frame).
+  HEDDLE_MODEL_INLINE static void* operator new(std::size_t size) { return allocate_frame(size); }
+  HEDDLE_MODEL_INLINE static void operator delete(void* frame, std::size_t size) noexcept { free_frame(frame, size); }
 
   HEDDLE_MODEL_INLINE std::suspend_always initial_suspend() noexcept { return {}; }
   struct final_awaiter {

@@ -575,18 +575,18 @@ inline void engine::at_point(point_kind kind, object_id object, const std::sourc
   running_ = id;  // the same record
   const std::uint32_t mine = running_record_;
   operation& op = ops_[mine];
-  op.status = op_status::enabled;
+  // Running, so enabled, with no wait mode and no deadline (wake() cleared
+  // them): only the point is written, as at_point() does.
   op.point = kind;
-  op.mode = wait_mode::none;
   op.object = object;
   op.where = where;
   op.pc = !names_no_place(where) ? 0 : interposed_call_pc(id);
-  op.deadline.reset();
   if (op.lock) [[unlikely]] {  // the first point after a lock point
     add_lock_points(-1);
     op.lock = false;
   }
-  list_point(enabled_[op.listed_at], kind, object, false);
+  // continue_as() moved the running operation's entry to the end.
+  list_point(enabled_.back(), kind, object, false);
   reschedule(true);
 }
 

@@ -34,11 +34,14 @@ template <bool running>
 inline operation_id engine::continue_as(operation_id old, std::uint32_t chain) {
   const operation_id id = op_count_++;
   if (id >= labels_.size()) [[unlikely]] grow_labels();
-  const operation_label& from = labels_[old];
-  const std::uint32_t r = from.record;
+  // The record runs `old` now, so its chain and start are old's label's: a
+  // resumption of the running operation reads no label (running_record_).
+  std::uint32_t r;
+  if constexpr (running) r = running_record_;
+  else r = labels_[old].record;
   operation& op = ops_[r];
-  if (chain == 0) chain = from.chain;
-  labels_[id] = {r, chain, old, from.start};
+  if (chain == 0) chain = op.chain;
+  labels_[id] = {r, chain, old, op.start};
   op.id = id;
   op.parent = old;
   op.chain = chain;

@@ -27,7 +27,6 @@ namespace {
 
 struct iteration_tasks {
   std::uint32_t epoch = 0;
-  std::uint64_t completions = 0;
   std::vector<task_core*> spawned;  // started by run(), for unawaited_task_check
   // Objects a task holds (an async_mutex, a full pool): their owner follows
   // the task from operation to operation.
@@ -39,10 +38,17 @@ thread_local iteration_tasks tasks_state;
 // thread-local, read on every task switch without tasks_state's
 // initialization guard.
 thread_local std::uint32_t held_epoch = 0;
+// Completions so far in the iteration (task_core::completed_seq), and the
+// iteration they count: plain thread-locals, which every completion reads
+// without tasks_state's initialization guard (it has vectors to destroy).
+struct completion_count {
+  std::uint32_t epoch = 0;
+  std::uint64_t count = 0;
+};
+thread_local completion_count completions;
 
 [[gnu::noinline]] void start_iteration() {
   tasks_state.epoch = control.epoch;
-  tasks_state.completions = 0;
   tasks_state.spawned.clear();
   tasks_state.held.clear();
 }
@@ -169,10 +175,14 @@ void start(task_core& t, std::string name, std::source_location loc) {
 
 void complete(task_core& t) noexcept {
   t.done = true;
-  if (!in_control() || control.running == 0 || unwinding()) return;
-  iteration_tasks& it = current();
-  t.completed_seq = ++it.completions;
-  const std::uint32_t chain = controller().chain_of(control.running);
+  // The thread's block once: each use of the thread-local would compute its
+  // address again.
+  const control_block& c = control;
+  if (c.engine == nullptr || c.running == 0 || c.unwinding) return;
+  completion_count& n = completions;
+  if (n.epoch != c.epoch) [[unlikely]] n = {c.epoch, 0};  // the iteration's first
+  t.completed_seq = ++n.count;
+  const std::uint32_t chain = static_cast<engine*>(c.engine)->chain_of(c.running);
   t.completer_chain = chain;
   // PCT^t: each co_await this completion makes ready goes on in our chain.
   for (await_record* r : t.waiters)
@@ -188,29 +198,36 @@ void complete(task_core& t) noexcept {
     flag_bug(bug_kind::uncaught_exception, fmt::format("uncaught exception in detached task '{}': {}", t.name, what),
              t.started_at);
   }
-  hb_release(t.finished);
-  signal(t.finished);
+  if (hb != nullptr || c.weak_memory) [[unlikely]] hb_release(t.finished);
+  detail::signal(t.finished.id());  // in control: the engine's side at once
 }
+
+namespace {
+// await_task() of a task that has not completed: the awaiting operation
+// blocks until it does, without its pool worker. Out of line, so that the
+// co_await of a completed task keeps a small frame.
+[[gnu::noinline]] void await_pending(task_core* self, task_core& t, std::source_location loc) {
+  thread_pool* const pool = self != nullptr ? self->pool : nullptr;
+  pool_release(pool);
+  task_core* const one[] = {&t};
+  registration reg{{control.running, 1}, one};
+  t.waiters.push_back(&reg.record);
+  const object_id ids[] = {t.finished.id()};
+  while (!t.done) controller().wait(ids, wait_mode::one, std::nullopt, point_kind::join, loc);
+  pool_acquire(pool, loc);
+}
+}  // namespace
 
 void await_task(task_core* self, task_core& t, std::source_location loc) {
   t.awaited = true;
-  if (!in_control() || control.running == 0) {
+  const control_block& c = control;  // its address once
+  if (c.engine == nullptr || c.running == 0) [[unlikely]] {
     if (!t.done) outside_control("co_await of a task");
     return;
   }
-  thread_pool* const pool = self != nullptr ? self->pool : nullptr;
-  if (t.done) {
-    renew_at_point(t.completer_chain, point_kind::join, t.finished.id(), loc);
-  } else {
-    pool_release(pool);
-    task_core* const one[] = {&t};
-    registration reg{{control.running, 1}, one};
-    t.waiters.push_back(&reg.record);
-    const object_id ids[] = {t.finished.id()};
-    while (!t.done) controller().wait(ids, wait_mode::one, std::nullopt, point_kind::join, loc);
-    pool_acquire(pool, loc);
-  }
-  hb_acquire(t.finished);
+  if (t.done) renew_at_point(t.completer_chain, point_kind::join, t.finished.id(), loc);
+  else await_pending(self, t, loc);
+  if (hb != nullptr || control.weak_memory) [[unlikely]] hb_acquire(t.finished);
 }
 
 std::size_t await_tasks(task_core* self, std::span<task_core* const> ts, bool any, std::source_location loc) {
@@ -257,7 +274,8 @@ std::size_t await_tasks(task_core* self, std::span<task_core* const> ts, bool an
 }
 
 void resumed_after_inline(task_core*, task_core& child, std::source_location loc) {
-  if (!in_control() || control.running == 0) return;
+  const control_block& c = control;  // its address once
+  if (c.engine == nullptr || c.running == 0) [[unlikely]] return;
   renew_at_point(child.completer_chain, point_kind::join, child.finished.id(), loc);
 }
 
@@ -285,10 +303,11 @@ namespace {
 }  // namespace
 
 // The common case, a task on no pool, ends in a tail call to the engine: no
-// frame of its own around the decision.
+// frame of its own around the decision. `self` is the awaiting task's core
+// (promise_base's awaiter), never null.
 void yield(task_core* self, std::source_location loc) {
-  if (self != nullptr && self->pool != nullptr) [[unlikely]] return yield_on_pool(self->pool, loc);
-  if (control.running == 0) return;
+  if (self->pool != nullptr) [[unlikely]] return yield_on_pool(self->pool, loc);
+  if (control.running == 0) [[unlikely]] return;
   renew_at_point(0, point_kind::yield, 0, loc);
 }
 
@@ -321,6 +340,104 @@ void check_unawaited(std::source_location loc) noexcept {
              loc);
     return;
   }
+}
+
+// --- coroutine frames ------------------------------------------------------------
+
+namespace {
+// Freed coroutine frames, kept on the thread that freed them for its next
+// frames: a child task that completes at once (`co_await child()`) allocated
+// and freed its frame through malloc, about 145 of its 724 instructions
+// (docs/performance.md). Frames up to 1 KiB, in classes of 64 bytes, each
+// allocated at its class's full size, so that any frame of a class serves any
+// request of it; at most 32 kept a class. Plain thread-locals (no
+// initialization guard on the path); frame_cache_owner empties them when the
+// thread exits.
+//
+// Not kept when a race detector listens (hb: task code built with
+// -fsanitize=thread, whose frees libheddle-rt sees) or under
+// AddressSanitizer (which must see the frees to find a use after one).
+constexpr std::size_t frame_granule = 64;
+constexpr std::size_t frame_classes = 16;
+constexpr std::uint8_t frame_depth = 32;
+
+struct free_frame_node {
+  free_frame_node* next;
+};
+struct frame_lists {
+  free_frame_node* head[frame_classes];
+  std::uint8_t count[frame_classes];
+  bool owned;   // frame_cache_owner is constructed: it frees them at thread exit
+  bool closed;  // the thread is exiting: frees go to operator delete
+};
+thread_local frame_lists frame_cache;
+
+struct frame_cache_owner {
+  ~frame_cache_owner() {
+    frame_lists& c = frame_cache;
+    c.closed = true;
+    for (std::size_t k = 0; k < frame_classes; ++k) {
+      while (free_frame_node* n = c.head[k]) {
+        c.head[k] = n->next;
+        ::operator delete(n);
+      }
+      c.count[k] = 0;
+    }
+  }
+};
+thread_local frame_cache_owner frame_cache_cleanup;
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool asan_built = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool asan_built = true;
+#else
+constexpr bool asan_built = false;
+#endif
+#else
+constexpr bool asan_built = false;
+#endif
+}  // namespace
+}  // namespace heddle::detail::tasks
+
+// AddressSanitizer's runtime in the process (a program built with it that
+// links this library built without): weak, null without it.
+extern "C" __attribute__((weak)) void __asan_init();
+
+namespace heddle::detail::tasks {
+namespace {
+bool frames_kept() noexcept { return !asan_built && &__asan_init == nullptr && hb == nullptr; }
+
+// The thread's first kept frame: frame_cache_cleanup is constructed, so that
+// its destructor runs when the thread exits.
+[[gnu::noinline]] void own_frame_cache() noexcept {
+  frame_cache.owned = true;
+  (void)&frame_cache_cleanup;
+}
+}  // namespace
+
+void* allocate_frame(std::size_t size) {
+  const std::size_t k = (size - 1) / frame_granule;  // a frame is never empty
+  if (k >= frame_classes) return ::operator new(size);
+  frame_lists& c = frame_cache;
+  if (free_frame_node* n = c.head[k]; n != nullptr && frames_kept()) {
+    c.head[k] = n->next;
+    --c.count[k];
+    return n;
+  }
+  return ::operator new((k + 1) * frame_granule);
+}
+
+void free_frame(void* frame, std::size_t size) noexcept {
+  const std::size_t k = (size - 1) / frame_granule;
+  frame_lists& c = frame_cache;
+  if (k >= frame_classes || c.count[k] >= frame_depth || c.closed || !frames_kept()) return ::operator delete(frame);
+  if (!c.owned) [[unlikely]] own_frame_cache();
+  auto* n = static_cast<free_frame_node*>(frame);
+  n->next = c.head[k];
+  c.head[k] = n;
+  ++c.count[k];
 }
 
 void pool_acquire(thread_pool* pool, std::source_location loc) {

@@ -5,6 +5,7 @@
 // tasks, the opt-in unawaited check, and behaviour outside control.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <chrono>
 #include <stdexcept>
 #include <string>
@@ -294,6 +295,70 @@ TEST(task_backends, a_task_program_finds_the_same_bug_with_the_same_trace_on_thr
   ASSERT_TRUE(on_threads.bug) << on_threads.report;
   EXPECT_EQ(on_fibers.trace.steps, on_threads.trace.steps);
   EXPECT_EQ(on_fibers.bug->message, on_threads.bug->message);
+}
+
+// --- coroutine frames ------------------------------------------------------------------------
+
+TEST(task_frames, a_freed_frame_serves_the_next_frame_of_its_size_class_on_the_same_thread) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "frames are not kept under a sanitizer";
+#endif
+  namespace t = heddle::detail::tasks;
+  void* small = t::allocate_frame(100);
+  t::free_frame(small, 100);
+  // Were the frame given back to malloc, malloc would hand it out here.
+  void* plain = ::operator new(128);
+  EXPECT_NE(plain, small);
+  EXPECT_EQ(t::allocate_frame(120), small);  // 65..128 bytes: one class
+  void* other = t::allocate_frame(120);       // none kept now: a new block
+  EXPECT_NE(other, small);
+  t::free_frame(small, 120);
+  t::free_frame(other, 120);
+  void* larger = t::allocate_frame(200);  // another class: not a kept 128-byte block
+  EXPECT_NE(larger, small);
+  EXPECT_NE(larger, other);
+  t::free_frame(larger, 200);
+  ::operator delete(plain);
+}
+
+task<long> sum_of_a_large_frame(int base) {
+  std::array<long, 400> values{};  // 3.2 KB: above the kept sizes
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = base + static_cast<long>(i);
+  long sum = 0;
+  for (long v : values) sum += v;
+  co_return sum;
+}
+task<long> sum_of_a_small_frame(int base) {
+  std::array<long, 40> values{};  // about 400 bytes: a kept size
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = base + static_cast<long>(i);
+  long sum = 0;
+  for (long v : values) sum += v;
+  co_return sum;
+}
+task<long> children_of_two_sizes(int n) {
+  long total = 0;
+  for (int i = 0; i < n; ++i) {
+    total += co_await sum_of_a_small_frame(i);
+    total += co_await sum_of_a_large_frame(i);
+    co_await heddle::yield();
+  }
+  co_return total;
+}
+
+TEST(task_frames, children_of_every_frame_size_started_inline_again_and_again_keep_their_values) {
+  long got_a = 0, got_b = 0;
+  const heddle::result r = heddle::explore(quiet(20), [&] {
+    auto a = heddle::run(children_of_two_sizes(30), "a");
+    auto b = heddle::run(children_of_two_sizes(30), "b");
+    got_a = a.get();
+    got_b = b.get();
+  });
+  EXPECT_FALSE(r.bug) << r.report;
+  // For each i < 30: 40 values from i and 400 values from i.
+  long expected = 0;
+  for (long i = 0; i < 30; ++i) expected += 40 * i + 40 * 39 / 2 + 400 * i + 400 * 399 / 2;
+  EXPECT_EQ(got_a, expected);
+  EXPECT_EQ(got_b, expected);
 }
 
 }  // namespace
