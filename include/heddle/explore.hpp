@@ -67,6 +67,11 @@ struct statistics {
   // Spurious wake-ups and compare-exchange failures an exhaustive strategy
   // did not explore because the same call site had one in that schedule.
   std::uint64_t bounded_choices = 0;
+  // dpor: iterations in which an operation that yields in a wait loop was held
+  // back from repeating a try that saw nothing change (docs/strategies.md,
+  // "Wait loops under dpor"). A verdict then assumes such a try has no effect
+  // but its reads.
+  std::uint64_t held_wait_iterations = 0;
   std::uint64_t max_steps = 0;  // the run's max_steps, which cut max_steps_hits iterations
   // Different decision sequences among the iterations, and different values of
   // heddle::state_hash at the end of an iteration (0 when the test never calls it).

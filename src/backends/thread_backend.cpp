@@ -6,6 +6,7 @@
 #include "backends/thread_backend.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <csignal>
 #include <cstdlib>
 #include <memory>
@@ -67,13 +68,21 @@ void futex_wake(std::atomic<std::uint32_t>& word) noexcept {
   real::futex(reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAKE_PRIVATE, 1, nullptr);
 }
 
+// Both keep the thread's errno: a futex wait fails with EAGAIN when the word
+// became 1 before it slept (a busy machine makes that common) or EINTR on a
+// signal, and the program, whose thread this is, may be between a failing
+// call and its read of errno (a lock taken in between is a scheduling point).
 void park(std::atomic<std::uint32_t>& word) noexcept {
+  const int saved = errno;
   while (word.exchange(0, std::memory_order_acquire) == 0) futex_wait(word);
+  errno = saved;
 }
 
 void unpark(std::atomic<std::uint32_t>& word) noexcept {
+  const int saved = errno;
   word.store(1, std::memory_order_release);
   futex_wake(word);
+  errno = saved;
 }
 
 // Each scheduler thread's own word; it outlives any backend the thread uses,

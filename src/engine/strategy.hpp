@@ -172,6 +172,10 @@ class strategy {
   // that schedule. Non-zero means the verdict covers spurious events once per
   // site, not every combination.
   virtual std::uint64_t bounded_choices() const { return 0; }
+  // dpor: iterations in which an operation was held back from repeating a
+  // try of a wait loop that saw nothing change. Non-zero means the verdict
+  // assumes such tries have no effect but their reads.
+  virtual std::uint64_t held_wait_iterations() const { return 0; }
 
  protected:
   rng* uniform_draws_ = nullptr;  // see uniform_draws()

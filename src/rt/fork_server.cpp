@@ -211,6 +211,7 @@ int explore_program(const program_entry& program, run_plan& plan, bool json_summ
   stats.schedules_are_executions = plan.chosen->counts_executions();
   stats.memory_model = o.memory_model;
   stats.bounded_choices = plan.chosen->bounded_choices();
+  stats.held_wait_iterations = plan.chosen->held_wait_iterations();
   const double rate = stats.iterations_per_second();
   const std::vector<std::string> caveats = plan.replaying == nullptr ? stats.caveats() : std::vector<std::string>{};
   if (!divergence.empty() && plan.replaying != nullptr)
@@ -254,6 +255,7 @@ int explore_program(const program_entry& program, run_plan& plan, bool json_summ
                         {"weak_order_iterations", stats.weak_order_iterations},
                         {"sc_in_run_order_iterations", stats.sc_in_run_order_iterations},
                         {"bounded_choices", stats.bounded_choices},
+                        {"held_wait_iterations", stats.held_wait_iterations},
                         {"caveats", caveats},
                         {"status", found ? "bug" : divergence.empty() ? "passed" : "diverged"}};
     if (!found && divergence.empty()) j["verdict"] = detail::pass_verdict(stats);

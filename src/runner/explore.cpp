@@ -151,6 +151,7 @@ result run_here(const run_context& run) {
   res.stats.schedules = runner.chosen().schedules_explored();
   res.stats.schedules_are_executions = runner.chosen().counts_executions();
   res.stats.bounded_choices = runner.chosen().bounded_choices();
+  res.stats.held_wait_iterations = runner.chosen().held_wait_iterations();
   res.stats.max_steps = opts.max_steps;
   bugs.into(res);
   if (res.divergence && opts.print_report) std::fprintf(stderr, "heddle: %s\n", res.divergence->c_str());

@@ -222,6 +222,7 @@ void merge(statistics& a, const statistics& b) {
   a.plain_unseen_iterations += b.plain_unseen_iterations;
   a.sc_in_run_order_iterations += b.sc_in_run_order_iterations;
   a.bounded_choices += b.bounded_choices;
+  a.held_wait_iterations += b.held_wait_iterations;
   a.max_steps = std::max(a.max_steps, b.max_steps);
   a.max_enabled = std::max(a.max_enabled, b.max_enabled);
   // Shards run at the same time: the merged run took as long as the slowest.

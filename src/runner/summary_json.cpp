@@ -62,6 +62,7 @@ json stats_to_json(const statistics& s) {
           {"plain_unseen_iterations", s.plain_unseen_iterations},
           {"sc_in_run_order_iterations", s.sc_in_run_order_iterations},
           {"bounded_choices", s.bounded_choices},
+          {"held_wait_iterations", s.held_wait_iterations},
           {"max_steps", s.max_steps},
           {"workers", s.workers},
           {"workers_replaced", s.workers_replaced},
@@ -90,6 +91,7 @@ statistics stats_from_json(const json& j) {
   s.plain_unseen_iterations = j.value("plain_unseen_iterations", std::uint64_t{0});
   s.sc_in_run_order_iterations = j.value("sc_in_run_order_iterations", std::uint64_t{0});
   s.bounded_choices = j.value("bounded_choices", std::uint64_t{0});
+  s.held_wait_iterations = j.value("held_wait_iterations", std::uint64_t{0});
   s.max_steps = j.value("max_steps", std::uint64_t{0});
   s.workers = j.value("workers", 0u);
   s.workers_replaced = j.value("workers_replaced", std::uint64_t{0});

@@ -57,6 +57,13 @@ std::vector<std::string> statistics::caveats() const {
                               "order them otherwise, so executions RC11 allows there may be missing "
                               "(docs/memory-model.md, \"What is approximated\")",
                               share_of(sc_in_run_order_iterations, iterations)));
+  if (held_wait_iterations > 0)
+    out.push_back(fmt::format("{} held back an operation whose try of a wait loop (the steps between two yields or "
+                              "sleeps) repeated the one before with nothing it read changed; dpor assumes such a try "
+                              "has no effect but its reads, so a loop that counts its tries and gives up was "
+                              "explored giving up only where nothing else could run (docs/strategies.md, \"Wait "
+                              "loops under dpor\")",
+                              share_of(held_wait_iterations, iterations)));
   if (bounded_choices > 0)
     out.push_back(fmt::format("spurious wake-ups and compare-exchange failures were explored once per call site in "
                               "each schedule ({} more were left at their usual outcome)",
@@ -80,6 +87,8 @@ std::string pass_verdict(const statistics& s) {
                        plural(s.iterations, "iteration"), limit, limit);
   }
   if (s.exhausted) {
+    const char* const waits =
+        s.held_wait_iterations > 0 ? ", assuming a wait loop's try that saw nothing change has no effect" : "";
     const std::string all =
         fmt::format("explored all {}", plural(s.schedules > 0 ? s.schedules : s.iterations,
                                               s.schedules_are_executions ? "execution" : "schedule"));
@@ -89,16 +98,16 @@ std::string pass_verdict(const statistics& s) {
     // Under rc11 "verified" names its model; atomics that still ran as
     // seq_cst there (push-button mixed sizes) keep the sc wording.
     if (weak || (s.memory_model == memory_model::sc && s.bounded_choices > 0))
-      return fmt::format("passed: {}, verified for sequentially consistent interleavings only{}", all,
-                         s.bounded_choices > 0 ? " and spurious events once per call site" : "");
+      return fmt::format("passed: {}, verified for sequentially consistent interleavings only{}{}", all,
+                         s.bounded_choices > 0 ? " and spurious events once per call site" : "", waits);
     // Relaxed atomics in code whose plain memory heddle does not see: the
     // atomics are verified, what they publish is not (the caveat says why).
     if (s.memory_model == memory_model::rc11)
-      return fmt::format("passed: {}, verified under RC11{}{}{}", all,
+      return fmt::format("passed: {}, verified under RC11{}{}{}{}", all,
                          s.plain_unseen_iterations > 0 ? " for atomics only" : "",
                          s.sc_in_run_order_iterations > 0 ? ", with seq_cst accesses in the order they ran" : "",
-                         s.bounded_choices > 0 ? " with spurious events once per call site" : "");
-    return fmt::format("passed: {} (verified)", all);
+                         s.bounded_choices > 0 ? " with spurious events once per call site" : "", waits);
+    return fmt::format("passed: {} (verified{})", all, waits);
   }
   if (s.max_steps_hits > 0)
     return fmt::format("passed, cut: no bug in {}, {} of them cut at --max-steps {}", plural(s.iterations, "iteration"),

@@ -214,6 +214,7 @@ class parent {
   std::uint64_t schedules_ = 0;
   bool executions_ = false;  // schedules_ counts rc11 executions (dpor)
   std::uint64_t bounded_choices_ = 0;  // likewise, from the systematic strategy's worker
+  std::uint64_t held_wait_iterations_ = 0;  // likewise
   std::string error_;
 };
 
@@ -360,7 +361,8 @@ void parent::work(worker& w, const assignment& assigned, int to_parent) {
     send({{"t", "done"},
           {"schedules", runner.chosen().schedules_explored()},
           {"executions", runner.chosen().counts_executions()},
-          {"bounded_choices", runner.chosen().bounded_choices()}});
+          {"bounded_choices", runner.chosen().bounded_choices()},
+          {"held_wait_iterations", runner.chosen().held_wait_iterations()}});
   } catch (const std::exception& e) {
     send({{"t", "error"}, {"message", e.what()}});
   }
@@ -391,6 +393,7 @@ void parent::handle(const json& m, worker& w) {
     schedules_ += m.value("schedules", std::uint64_t{0});
     executions_ = executions_ || m.value("executions", false);
     bounded_choices_ += m.value("bounded_choices", std::uint64_t{0});
+    held_wait_iterations_ += m.value("held_wait_iterations", std::uint64_t{0});
   } else if (type == "error") {
     if (error_.empty()) error_ = m.value("message", "a worker failed");
     stop();
@@ -702,6 +705,7 @@ result parent::run() {
   res_.stats.schedules = schedules_;
   res_.stats.schedules_are_executions = executions_;
   res_.stats.bounded_choices = bounded_choices_;
+  res_.stats.held_wait_iterations = held_wait_iterations_;
   res_.stats.max_steps = opts_.max_steps;
   std::sort(res_.iterations.begin(), res_.iterations.end(),
             [](const iteration_record& a, const iteration_record& b) { return a.index < b.index; });

@@ -38,6 +38,9 @@ void dpor_strategy::begin_iteration(std::uint64_t, std::uint64_t) {
   choices_ = 0;
   choices_by_op_.clear();
   carried_ = no_step;
+  tries_.clear();
+  tries_seen_ = 0;
+  held_now_ = false;
 }
 
 std::size_t dpor_strategy::next_operation(const decision_context& ctx) {
@@ -51,6 +54,7 @@ std::size_t dpor_strategy::next_operation(const decision_context& ctx) {
   if (weak_ && ctx.weak != nullptr) weak_src_ = ctx.weak;
   if (!absorb_weak()) return stop;
   observe(ctx);
+  note_tries();
   if (depth_ < stack_.size()) {
     decision& d = stack_[depth_];
     if (d.data || !same_offer(d.enabled, ctx.enabled))
@@ -62,8 +66,8 @@ std::size_t dpor_strategy::next_operation(const decision_context& ctx) {
   decision d;
   d.enabled.assign(ctx.enabled.begin(), ctx.enabled.end());
   d.sleep = propagated_sleep();
-  // The running operation if it is awake, else the first awake; one partly
-  // asleep (rc11) only when no other is awake, as it may have nothing new to do.
+  for (const pending_operation& p : ctx.enabled)
+    if (p.id < tries_.size() && tries_[p.id].held && !d.asleep(p.id)) d.held.push_back(p.id);
   // An operation about to yield or sleep hands over: another awake one goes
   // first, so that a wait loop that yields lets the operation it waits for
   // run, instead of spinning to --max-steps in the first schedule with no
@@ -71,16 +75,40 @@ std::size_t dpor_strategy::next_operation(const decision_context& ctx) {
   const auto hands_over = [&ctx](const pending_operation& p) {
     return p.id == ctx.current && (p.point == point_kind::yield || p.point == point_kind::sleep);
   };
-  std::optional<operation_id> pick;
-  bool pick_hands_over = false;
-  for (const pending_operation& p : ctx.enabled)
-    if (!d.asleep(p.id) && d.partly_asleep(p.id) == nullptr &&
-        (!pick || pick_hands_over || (p.id == ctx.current && !hands_over(p)))) {
-      pick = p.id;
-      pick_hands_over = hands_over(p);
+  // The running operation if it is awake, else the first awake; one partly
+  // asleep (rc11) only when no other is awake, as it may have nothing new to
+  // do; one blocked with a deadline (its timeout would fire) only when
+  // nothing else can run, so that a loop of timed waits lets the others on.
+  const auto choose = [&]() -> std::optional<operation_id> {
+    std::optional<operation_id> pick;
+    bool pick_hands_over = false;
+    for (const pending_operation& p : ctx.enabled)
+      if (!p.timed && !d.asleep(p.id) && !contains(d.held, p.id) && d.partly_asleep(p.id) == nullptr &&
+          (!pick || pick_hands_over || (p.id == ctx.current && !hands_over(p)))) {
+        pick = p.id;
+        pick_hands_over = hands_over(p);
+      }
+    for (const pending_operation& p : ctx.enabled)
+      if (!pick && !p.timed && !d.asleep(p.id) && !contains(d.held, p.id)) pick = p.id;
+    for (const pending_operation& p : ctx.enabled)
+      if (!pick && !d.asleep(p.id) && !contains(d.held, p.id)) pick = p.id;
+    return pick;
+  };
+  std::optional<operation_id> pick = choose();
+  if (!pick && !d.held.empty()) {
+    held_now_ = true;
+    if (d.held.size() < d.enabled.size()) {
+      // The others are asleep: whatever they do next was explored from an
+      // earlier decision, and the held operation would only try again.
+      stop_ = fmt::format("sleep-set blocked at step {}: operation {} would repeat its last try of a wait loop, "
+                          "and every other enabled operation would repeat a schedule already explored",
+                          ctx.step, d.held.front());
+      return stop;
     }
-  for (const pending_operation& p : ctx.enabled)
-    if (!pick && !d.asleep(p.id)) pick = p.id;
+    d.held.clear();  // nothing else can run: they try again
+    pick = choose();
+  }
+  if (!d.held.empty()) held_now_ = true;
   if (!pick) {
     stop_ = fmt::format("sleep-set blocked at step {}: every enabled operation would repeat a schedule "
                         "already explored",
@@ -170,6 +198,7 @@ void dpor_strategy::end_iteration(const iteration_summary& summary) {
   // deadlock, max steps): assume it finished, which only adds dependence.
   if (!outcome_known_ && !events_.empty()) events_.back().f.finishes = true;
   const bool redundant = !absorb_weak();
+  if (held_now_) ++held_iterations_;
   analyze();
   if (stop_.empty() && !redundant) {
     if (!weak_ || executions_.insert(execution_identity(summary.weak_execution)).second) ++schedules_;
@@ -340,6 +369,83 @@ bool dpor_strategy::absorb_weak() {
     }
   }
   return true;
+}
+
+// Wait loops. A try is what an operation does between two of its hand-over
+// steps (yield or sleep). When a try only read, and read the same objects in
+// the same order (and, under rc11, the same stores) as the try before it,
+// with no step of another operation dependent with it since that earlier try
+// began, it saw nothing change: the operation is held back (not chosen, not
+// the start of a reversal) until another operation takes a step dependent
+// with that try, or nothing else can run. Without this, each reversal of a
+// waiting read with the write it waits for adds one more failed try before
+// the write, and the search never ends. The assumption (GenMC's for await
+// loops) is that such a try has no effect but its reads: a loop that counts
+// its tries and gives up can give up only once nothing else can run
+// (statistics::held_wait_iterations, docs/strategies.md).
+void dpor_strategy::note_tries() {
+  const auto hand_over = [](const footprint& f) {
+    return !f.invisible && (f.kind == point_kind::yield || f.kind == point_kind::sleep);
+  };
+  for (; tries_seen_ < events_.size(); ++tries_seen_) {
+    const std::size_t k = tries_seen_;
+    const footprint& f = events_[k].f;
+    if (f.invisible) continue;
+    if (tries_.size() <= f.op) tries_.resize(f.op + 1);
+    // Another operation's step that the held try depends on releases it.
+    for (std::size_t h = 0; h < tries_.size(); ++h) {
+      wait_tries& t = tries_[h];
+      if (!t.held || h == f.op) continue;
+      for (std::size_t i = t.before + 1; i < t.last; ++i)
+        if (events_[i].f.op == h && dependent(events_[i].f, f)) {
+          t.held = false;
+          break;
+        }
+    }
+    wait_tries& t = tries_[f.op];
+    if (!hand_over(f)) {
+      t.held = false;
+      continue;
+    }
+    bool repeat = false;
+    if (t.last != no_step && t.before != no_step && repeats(f.op, t.last + 1, k, t.before + 1, t.last)) {
+      repeat = true;
+      for (std::size_t i = t.before + 1; repeat && i < k; ++i) {
+        const footprint& g = events_[i].f;
+        if (g.op == f.op || g.invisible) continue;
+        for (std::size_t x = t.last + 1; x < k; ++x)
+          if (events_[x].f.op == f.op && dependent(events_[x].f, g)) {
+            repeat = false;
+            break;
+          }
+      }
+    }
+    t.before = t.last;
+    t.last = k;
+    t.held = repeat;
+  }
+}
+
+bool dpor_strategy::repeats(operation_id op, std::size_t from, std::size_t to, std::size_t from2,
+                            std::size_t to2) const {
+  using w = weak_access::what;
+  const auto next = [&](std::size_t i, std::size_t end) {
+    while (i < end && (events_[i].f.op != op || events_[i].f.invisible)) ++i;
+    return i;
+  };
+  std::size_t a = next(from, to), b = next(from2, to2);
+  if (a == to) return false;  // an empty try: nothing read
+  for (; a < to && b < to2; a = next(a + 1, to), b = next(b + 1, to2)) {
+    const footprint& x = events_[a].f;
+    const footprint& y = events_[b].f;
+    const bool reads = !x.global && !x.finishes && x.blocked_on == 0 &&
+                       (mode_of(x.kind) == access::read || mode_of(x.kind) == access::none) &&
+                       (x.wk == w::none || x.wk == w::load);
+    if (!reads || x.kind != y.kind || x.object != y.object || x.global != y.global || x.blocked_on != y.blocked_on ||
+        x.finishes != y.finishes || x.wk != y.wk || x.rf != y.rf || x.sc != y.sc)
+      return false;
+  }
+  return a == to && b == to2;
 }
 
 void dpor_strategy::backtrack() {

@@ -191,8 +191,13 @@ struct decision {
       if (f.op == op && !f.fresh.empty()) return &f;
     return nullptr;
   }
+  // Operations held back here: their last try of a wait loop repeated the
+  // one before it with nothing it read changed in between (dpor.cpp, "Wait
+  // loops"). A reversal does not start with one.
+  std::vector<operation_id> held;
   bool offers(operation_id op) const {
-    return std::any_of(enabled.begin(), enabled.end(), [op](const pending_operation& p) { return p.id == op; });
+    return std::any_of(enabled.begin(), enabled.end(), [op](const pending_operation& p) { return p.id == op; }) &&
+           std::find(held.begin(), held.end(), op) == held.end();
   }
 };
 
@@ -217,6 +222,7 @@ class dpor_strategy final : public strategy {
   std::uint64_t schedules_explored() const override { return schedules_; }
   bool counts_executions() const override { return weak_; }
   std::uint64_t bounded_choices() const override { return sites_.bounded_choices(); }
+  std::uint64_t held_wait_iterations() const override { return held_iterations_; }
 
  private:
   static bool same_offer(const std::vector<pending_operation>& a, std::span<const pending_operation> b);
@@ -279,6 +285,13 @@ class dpor_strategy final : public strategy {
     return c != no_step && !events_[c].f.invisible ? clock(c) : nullptr;
   }
 
+  // Wait loops: takes the steps since the last call into tries_, holding
+  // back an operation whose try repeated the one before it.
+  void note_tries();
+  // Steps [from, to) of op, each with the same footprint as the step of op
+  // at the same place in [from2, to2), all reads.
+  bool repeats(operation_id op, std::size_t from, std::size_t to, std::size_t from2, std::size_t to2) const;
+
   void analyze();
   void reverse(std::size_t i, std::size_t j);
   void backtrack();
@@ -315,6 +328,17 @@ class dpor_strategy final : public strategy {
   std::size_t carried_ = no_step;
   std::uint64_t choices_ = 0;               // this iteration's other data choices, folded
   std::vector<std::uint32_t> choices_by_op_;  // by operation: its data choices so far
+  // Wait loops, by operation: its last two hand-over steps (yield or sleep)
+  // and whether it is held back (dpor.cpp, "Wait loops").
+  struct wait_tries {
+    std::size_t last = no_step;
+    std::size_t before = no_step;
+    bool held = false;
+  };
+  std::vector<wait_tries> tries_;
+  std::size_t tries_seen_ = 0;          // events_ taken into tries_
+  bool held_now_ = false;               // this iteration held an operation back
+  std::uint64_t held_iterations_ = 0;   // iterations that did
   bool exhausted_ = false;
   std::string stop_;
   std::string error_;

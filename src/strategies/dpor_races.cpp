@@ -404,7 +404,7 @@ void dpor_strategy::reverse(std::size_t i, std::size_t j) {
       return;
     }
   for (const pending_operation& p : d.enabled)
-    if (!d.asleep(p.id) && !contains(d.backtrack, p.id)) {
+    if (!d.asleep(p.id) && !contains(d.backtrack, p.id) && !contains(d.held, p.id)) {
       d.backtrack.push_back(p.id);
       if (weak_) d.want(p.id, true, 0);
     }
