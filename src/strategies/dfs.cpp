@@ -94,12 +94,13 @@ class dfs_strategy final : public strategy {
     decision d{fp, ctx.enabled.size(), 0, 0, false, false};
     // An operation about to yield or sleep waits for another: the others go
     // first, so that a wait loop lets the operation it waits for run instead of
-    // spinning to --max-steps in every schedule. Under a preemption bound that
-    // switch is free, as in CHESS: the yielding operation's alternatives are
-    // all explored in this phase.
-    const std::optional<std::size_t> yielding = hands_over(ctx);
-    if (yielding) d.chosen = d.first = (*yielding + 1) % ctx.enabled.size();
-    if (bound_ && !yielding) {
+    // spinning to --max-steps in every schedule. Not under a preemption bound,
+    // whose phases count a switch at a yield as a preemption: there the first
+    // alternative stays the current operation.
+    if (!bound_)
+      if (const std::optional<std::size_t> yielding = hands_over(ctx))
+        d.chosen = d.first = (*yielding + 1) % ctx.enabled.size();
+    if (bound_) {
       // The non-preempting alternative keeps the current operation; the
       // preempting ones are the roots of the next phase.
       for (std::size_t i = 0; i < ctx.enabled.size(); ++i)
