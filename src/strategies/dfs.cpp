@@ -97,9 +97,11 @@ class dfs_strategy final : public strategy {
     // spinning to --max-steps in every schedule. Not under a preemption bound,
     // whose phases count a switch at a yield as a preemption: there the first
     // alternative stays the current operation.
-    if (!bound_)
-      if (const std::optional<std::size_t> yielding = hands_over(ctx))
-        d.chosen = d.first = (*yielding + 1) % ctx.enabled.size();
+    // An operation blocked with a deadline (timed) goes after the others too:
+    // its timeout is time passing, so a worker that waits with a timeout in a
+    // loop (spdlog's) does not time out again and again while the operations
+    // it waits for never run.
+    if (!bound_) d.chosen = d.first = first_alternative(ctx);
     if (bound_) {
       // The non-preempting alternative keeps the current operation; the
       // preempting ones are the roots of the next phase.
@@ -174,15 +176,16 @@ class dfs_strategy final : public strategy {
     return stop;
   }
 
-  // Index in ctx.enabled of the current operation when it is about to yield
-  // or sleep and another operation is enabled.
-  static std::optional<std::size_t> hands_over(const decision_context& ctx) {
-    if (ctx.enabled.size() < 2) return std::nullopt;
-    for (std::size_t i = 0; i < ctx.enabled.size(); ++i)
-      if (ctx.enabled[i].id == ctx.current &&
-          (ctx.enabled[i].point == point_kind::yield || ctx.enabled[i].point == point_kind::sleep))
-        return i;
-    return std::nullopt;
+  // Index in ctx.enabled of the first operation that does not wait for
+  // another: not blocked with a deadline (timed), and not the current one about
+  // to yield or sleep. 0 when every enabled operation waits.
+  static std::size_t first_alternative(const decision_context& ctx) {
+    for (std::size_t i = 0; i < ctx.enabled.size(); ++i) {
+      const pending_operation& p = ctx.enabled[i];
+      const bool yields = p.id == ctx.current && (p.point == point_kind::yield || p.point == point_kind::sleep);
+      if (!p.timed && !yields) return i;
+    }
+    return 0;
   }
 
   void backtrack() {
