@@ -89,6 +89,11 @@ struct iteration_state {
   resource_pool annotated{object_kind::user};
   std::vector<std::vector<std::uintptr_t>> stacks;  // index = operation id: callers' pcs
   std::vector<int> ignoring;                        // index = operation id: ignore depth
+  // The last atomic access was the spin_loads-th load in a row by spin_op of
+  // spin_address, with no other atomic access in between (atomic_point).
+  operation_id spin_op = 0;
+  std::uintptr_t spin_address = 0;
+  unsigned spin_loads = 0;
 
   // [address, address + size) holds new objects (or none).
   void forget(std::uintptr_t address, std::uintptr_t size) {
@@ -105,6 +110,8 @@ struct iteration_state {
     annotated.clear();
     for (auto& s : stacks) s.clear();
     for (int& i : ignoring) i = 0;
+    spin_op = 0;
+    spin_loads = 0;
   }
   std::vector<std::uintptr_t>& stack() {
     const operation_id op = current_operation();
@@ -348,8 +355,33 @@ void unmapped(std::uintptr_t address, std::uintptr_t size) {
   the_race_detector().forget(address, size);
 }
 
+// A wait loop that only loads one atomic (a spin with a pause instruction, as
+// atomic_queue's and many hand-written ones are) yields every
+// spin_yield_loads loads: a zero sleep before the load, as if the loop
+// called sched_yield (posix_sleep.cpp). Strategies that keep the running
+// operation (dfs, dpor, pct's highest priority, db) otherwise run such a
+// loop alone to --max-steps, the operation it waits for never scheduled, and
+// the iteration checks nothing after the spin began. A yield changes no
+// memory: the program's executions are the same, only the strategies learn
+// that this operation waits for another. Loads of the same location by the
+// same operation with no atomic access of anyone in between are the sign;
+// a loop that also stores or reads-modifies-writes is not a pure wait.
+constexpr unsigned spin_yield_loads = 8;
+
 void atomic_point(point_kind kind, std::uintptr_t address, std::uintptr_t pc) {
-  const resource& r = state().atomics.at(address);
+  iteration_state& s = state();
+  const operation_id op = current_operation();
+  if (kind != point_kind::read) {
+    s.spin_op = 0;
+  } else if (op != s.spin_op || address != s.spin_address) {
+    s.spin_op = op;
+    s.spin_address = address;
+    s.spin_loads = 1;
+  } else if (++s.spin_loads > spin_yield_loads) {
+    s.spin_loads = 1;
+    sleep_until(now(), {});
+  }
+  const resource& r = s.atomics.at(address);
   engine::current()->point(kind, r.id(), std::source_location{}, pc);
 }
 

@@ -76,7 +76,9 @@ class delay_bounding_strategy final : public strategy {
       const pending_operation& p = ctx.enabled[i];
       if (p.id < ctx.current) continue;
       if (p.id > ctx.current) return i;
-      const bool hands_over = p.point == point_kind::yield || p.point == point_kind::sleep;
+      // A timed wait's timeout is time passing: the others go first (spdlog's
+      // worker, waiting with a timeout in a loop, cut every iteration before).
+      const bool hands_over = p.point == point_kind::yield || p.point == point_kind::sleep || p.timed;
       if (!hands_over) return i;
       return (i + 1) % n;
     }

@@ -60,6 +60,9 @@ struct decision {
   std::uint64_t fingerprint = 0;  // enabled set (schedule) or bound (data choice)
   std::uint64_t count = 0;        // alternatives: enabled operations or the bound
   std::uint64_t chosen = 0;       // index into the enabled operations, or the value
+  // The alternative tried first; the others follow in turn, wrapping around.
+  // Not 0 where the current operation is about to yield or sleep (hands_over).
+  std::uint64_t first = 0;
   bool data = false;
   // Nothing else is tried here in this phase: the choice keeps the current
   // operation (pb), or it belongs to a prefix handed down by an earlier phase.
@@ -88,7 +91,17 @@ class dfs_strategy final : public strategy {
       ++depth_;
       return static_cast<std::size_t>(d.chosen);
     }
-    decision d{fp, ctx.enabled.size(), 0, false, false};
+    decision d{fp, ctx.enabled.size(), 0, 0, false, false};
+    // An operation about to yield or sleep waits for another: the others go
+    // first, so that a wait loop lets the operation it waits for run instead of
+    // spinning to --max-steps in every schedule. Not under a preemption bound,
+    // whose phases count a switch at a yield as a preemption: there the first
+    // alternative stays the current operation.
+    // An operation blocked with a deadline (timed) goes after the others too:
+    // its timeout is time passing, so a worker that waits with a timeout in a
+    // loop (spdlog's) does not time out again and again while the operations
+    // it waits for never run.
+    if (!bound_) d.chosen = d.first = first_alternative(ctx);
     if (bound_) {
       // The non-preempting alternative keeps the current operation; the
       // preempting ones are the roots of the next phase.
@@ -101,7 +114,7 @@ class dfs_strategy final : public strategy {
         for (std::size_t i = 0; i < ctx.enabled.size(); ++i) {
           if (i == d.chosen) continue;
           std::vector<decision> root(stack_.begin(), stack_.end());
-          root.push_back({fp, d.count, i, false, true});
+          root.push_back({fp, d.count, i, i, false, true});
           next_phase_.push_back(std::move(root));
         }
       }
@@ -125,7 +138,7 @@ class dfs_strategy final : public strategy {
       return d.chosen;
     }
     // A data choice's fingerprint is its bound; `count` what is explored of it.
-    stack_.push_back({c.bound, bound, 0, true, false});
+    stack_.push_back({c.bound, bound, 0, 0, true, false});
     ++depth_;
     sites_.taken(c, 0, bound < c.bound);
     return 0;
@@ -163,11 +176,24 @@ class dfs_strategy final : public strategy {
     return stop;
   }
 
+  // Index in ctx.enabled of the first operation that does not wait for
+  // another: not blocked with a deadline (timed), and not the current one about
+  // to yield or sleep. 0 when every enabled operation waits.
+  static std::size_t first_alternative(const decision_context& ctx) {
+    for (std::size_t i = 0; i < ctx.enabled.size(); ++i) {
+      const pending_operation& p = ctx.enabled[i];
+      const bool yields = p.id == ctx.current && (p.point == point_kind::yield || p.point == point_kind::sleep);
+      if (!p.timed && !yields) return i;
+    }
+    return 0;
+  }
+
   void backtrack() {
     while (stack_.size() > floor_) {
       decision& d = stack_.back();
-      if (!d.fixed && d.chosen + 1 < d.count) {
-        ++d.chosen;
+      const std::uint64_t next = (d.chosen + 1) % d.count;
+      if (!d.fixed && next != d.first) {
+        d.chosen = next;
         return;
       }
       stack_.pop_back();

@@ -59,7 +59,10 @@ class pct_strategy final : public strategy {
     // change point: the bound on depth is unaffected. A plain yield point
     // keeps its priority, so PCT still finds bugs that need one operation to
     // run many steps in a row.
-    if (ctx.enabled.size() > 1 && ctx.enabled[pick].point == point_kind::sleep) {
+    // One blocked with a deadline steps aside likewise: its timeout is time
+    // passing, taken when the others do not run (spdlog's worker, waiting with
+    // a timeout in a loop, timed out again and again to --max-steps).
+    if (ctx.enabled.size() > 1 && (ctx.enabled[pick].point == point_kind::sleep || ctx.enabled[pick].timed)) {
       demote(ctx.enabled[pick].id);
       pick = highest(ctx);
     }

@@ -28,7 +28,12 @@ int main() {
     threads.emplace_back([p] {
       for (int i = 0; i < per_pusher; ++i) {
         while (!stack.push(p * per_pusher + i)) std::this_thread::yield();
-        if (i == 1) take_one();  // pops race with pushes
+        // Pops race with the other thread's pushes. Not after this thread's
+        // second push, as it was: main could then pop all four items pushed
+        // so far, and both threads wait in take_one() for an item only they
+        // would push, a livelock (dfs showed it in its first schedule; the
+        // other strategies cut it at --max-steps in 1-20% of iterations).
+        if (i == per_pusher - 1) take_one();
       }
     });
   for (int i = 0; i < pushers * per_pusher - pushers; ++i) take_one();
