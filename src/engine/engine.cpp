@@ -725,6 +725,9 @@ bool engine::signal_one(object_id object) {
 
 void engine::sleep_until(virtual_time t, const std::source_location& where) {
   if (running_ == 0) return;
+  // A sleep whose deadline has come (sched_yield's zero sleep) is ready at
+  // once: a sleep point of an enabled operation, which moves no clock.
+  if (t <= now_) return at_point(point_kind::sleep, 0, where, 0);
   wait({}, wait_mode::one, std::max(t, now_), point_kind::sleep, where);
 }
 

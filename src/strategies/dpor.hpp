@@ -82,7 +82,7 @@ struct footprint {
 };
 
 inline footprint pending_footprint(const pending_operation& p) {
-  return {p.id, p.point, p.object, 0, p.timed || p.point == point_kind::sleep, false, false, p.lock};
+  return {p.id, p.point, p.object, 0, p.timed, false, false, p.lock};
 }
 
 struct step_event {
