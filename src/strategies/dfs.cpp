@@ -182,7 +182,9 @@ class dfs_strategy final : public strategy {
   static std::size_t first_alternative(const decision_context& ctx) {
     for (std::size_t i = 0; i < ctx.enabled.size(); ++i) {
       const pending_operation& p = ctx.enabled[i];
-      const bool yields = p.id == ctx.current && (p.point == point_kind::yield || p.point == point_kind::sleep);
+      // Any operation at a sleep waits (a zero sleep, sched_yield's, is not
+      // a timed wait); a yield only where the current operation makes it.
+      const bool yields = p.point == point_kind::sleep || (p.id == ctx.current && p.point == point_kind::yield);
       if (!p.timed && !yields) return i;
     }
     return 0;

@@ -79,17 +79,19 @@ std::size_t dpor_strategy::next_operation(const decision_context& ctx) {
   // asleep (rc11) only when no other is awake, as it may have nothing new to
   // do; one blocked with a deadline (its timeout would fire) only when
   // nothing else can run, so that a loop of timed waits lets the others on.
+  // Blocked with a deadline, or at a sleep (a zero sleep is not a timed wait).
+  const auto waits = [](const pending_operation& p) { return p.timed || p.point == point_kind::sleep; };
   const auto choose = [&]() -> std::optional<operation_id> {
     std::optional<operation_id> pick;
     bool pick_hands_over = false;
     for (const pending_operation& p : ctx.enabled)
-      if (!p.timed && !d.asleep(p.id) && !contains(d.held, p.id) && d.partly_asleep(p.id) == nullptr &&
+      if (!waits(p) && !d.asleep(p.id) && !contains(d.held, p.id) && d.partly_asleep(p.id) == nullptr &&
           (!pick || pick_hands_over || (p.id == ctx.current && !hands_over(p)))) {
         pick = p.id;
         pick_hands_over = hands_over(p);
       }
     for (const pending_operation& p : ctx.enabled)
-      if (!pick && !p.timed && !d.asleep(p.id) && !contains(d.held, p.id)) pick = p.id;
+      if (!pick && !waits(p) && !d.asleep(p.id) && !contains(d.held, p.id)) pick = p.id;
     for (const pending_operation& p : ctx.enabled)
       if (!pick && !d.asleep(p.id) && !contains(d.held, p.id)) pick = p.id;
     return pick;

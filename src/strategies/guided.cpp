@@ -28,7 +28,9 @@ std::size_t default_choice(const decision_context& ctx) {
       current = i;
       continue;
     }
-    if (p.timed) continue;  // waiting for a timeout: only when nothing else can run
+    // Waiting for a timeout, or asleep (a zero sleep is not a timed wait):
+    // only when nothing else can run.
+    if (p.timed || p.point == point_kind::sleep) continue;
     if (!lowest) lowest = i;
     if (!after_current && p.id > ctx.current) after_current = i;
   }
