@@ -68,18 +68,16 @@ std::size_t dpor_strategy::next_operation(const decision_context& ctx) {
   d.sleep = propagated_sleep();
   for (const pending_operation& p : ctx.enabled)
     if (p.id < tries_.size() && tries_[p.id].held && !d.asleep(p.id)) d.held.push_back(p.id);
-  // An operation about to yield or sleep hands over: another awake one goes
-  // first, so that a wait loop that yields lets the operation it waits for
-  // run, instead of spinning to --max-steps in the first schedule with no
-  // race to reverse (the waited-for operation never took a step).
+  // The running operation if it is awake, else the first awake. One about to
+  // yield hands over: another awake one goes first, so that a wait loop lets
+  // the operation it waits for run instead of spinning to --max-steps in the
+  // first schedule with no race to reverse. One partly asleep (rc11) only when
+  // no other is awake, as it may have nothing new to do; one that waits (at a
+  // sleep, or blocked with a deadline whose timeout would fire) only when
+  // nothing else can run.
   const auto hands_over = [&ctx](const pending_operation& p) {
-    return p.id == ctx.current && (p.point == point_kind::yield || p.point == point_kind::sleep);
+    return p.id == ctx.current && p.point == point_kind::yield;
   };
-  // The running operation if it is awake, else the first awake; one partly
-  // asleep (rc11) only when no other is awake, as it may have nothing new to
-  // do; one blocked with a deadline (its timeout would fire) only when
-  // nothing else can run, so that a loop of timed waits lets the others on.
-  // Blocked with a deadline, or at a sleep (a zero sleep is not a timed wait).
   const auto waits = [](const pending_operation& p) { return p.timed || p.point == point_kind::sleep; };
   const auto choose = [&]() -> std::optional<operation_id> {
     std::optional<operation_id> pick;
