@@ -258,6 +258,7 @@ int explore_program(const program_entry& program, run_plan& plan, bool json_summ
                         {"held_wait_iterations", stats.held_wait_iterations},
                         {"caveats", caveats},
                         {"status", found ? "bug" : divergence.empty() ? "passed" : "diverged"}};
+    j["verified"] = !found && divergence.empty() && detail::verified(stats);
     if (!found && divergence.empty()) j["verdict"] = detail::pass_verdict(stats);
     if (found) {
       j["bug"] = {{"kind", to_string(found->kind)}, {"message", found->message}, {"operation", found->operation},

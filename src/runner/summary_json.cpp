@@ -127,6 +127,7 @@ json test_record(const std::string& test, const options& o, const result& r) {
                  {"shard", {{"index", o.shard_index}, {"count", o.shard_count}}},
                  {"interrupted", r.interrupted},
                  {"verdict", r.verdict()},
+                 {"verified", status_of(r) == "passed" && verified(r.stats)},
                  {"caveats", r.stats.caveats()}};
   json groups = json::array();
   for (const bug_group& g : r.bugs) groups.push_back(bug_group_to_json(g));
@@ -204,6 +205,7 @@ json merge_summaries(const std::vector<json>& summaries, const std::vector<std::
         for (const char* field : {"status", "verdict", "bug", "trace_file", "replay", "iteration", "report", "message"})
           if (t.contains(field)) m[field] = t[field];
       }
+      m["verified"] = m.value("status", "") == "passed" && verified(total);
       if (t.contains("iterations")) {
         json its = m.value("iterations", json::array());
         for (const json& i : t["iterations"]) its.push_back(i);

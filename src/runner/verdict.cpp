@@ -79,6 +79,8 @@ std::string result::verdict() const {
 
 namespace detail {
 
+bool verified(const statistics& s) noexcept { return s.exhausted && s.max_steps_hits == 0; }
+
 std::string pass_verdict(const statistics& s) {
   const bool weak = s.weak_order_iterations > 0;
   if (s.max_steps_hits > 0 && s.max_steps_hits == s.iterations) {

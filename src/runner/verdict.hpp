@@ -13,4 +13,11 @@ namespace heddle::detail {
 // cut at --max-steps 20000: nothing after step 20000 was checked", ...
 std::string pass_verdict(const statistics& s);
 
+// Whether a run without a bug covered its whole search space: dfs or dpor ran
+// out of schedules (or executions) and no iteration was cut at --max-steps. A
+// search that ran out with cut iterations is exhausted, not verified: what the
+// cut iterations would have done after the cut was not checked. The verdict
+// names the scope a verified run covers (its memory model and caveats).
+bool verified(const statistics& s) noexcept;
+
 }  // namespace heddle::detail

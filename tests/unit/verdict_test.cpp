@@ -7,6 +7,8 @@
 #include <string>
 
 #include "heddle/heddle.hpp"
+#include "runner/summary_json.hpp"
+#include "runner/verdict.hpp"
 
 namespace {
 
@@ -177,6 +179,43 @@ TEST(verdict, iterations_cut_at_max_steps_are_counted_and_the_verdict_says_so) {
   EXPECT_EQ(r.verdict(), "passed 5 iterations, all cut at --max-steps 50: nothing after step 50 was checked");
   EXPECT_TRUE(mentions(r.stats.caveats(), "all 5 iterations ended at --max-steps 50")) << testing::PrintToString(r.stats.caveats());
   EXPECT_TRUE(mentions(r.stats.caveats(), "--max-steps 500")) << "the caveat says which flag to raise";
+}
+
+// One branch of a choice runs past max_steps: dfs runs out of schedules, but
+// what the cut one did after the cut was never checked.
+void long_or_short() {
+  const int n = heddle::choose_bool() ? 100 : 1;
+  for (int i = 0; i < n; ++i) heddle::this_thread::yield();
+}
+
+TEST(verdict, a_search_that_ran_out_with_a_cut_schedule_is_exhausted_but_not_verified) {
+  auto o = quiet("dfs");
+  o.max_steps = 30;
+  const heddle::result r = heddle::explore(o, long_or_short);
+  ASSERT_FALSE(r.bug);
+  EXPECT_TRUE(r.stats.exhausted);
+  EXPECT_EQ(r.stats.max_steps_hits, 1u);
+  EXPECT_EQ(r.verdict(), "passed, cut: explored all 2 schedules, 1 of them cut at --max-steps 30 (not verified)");
+  EXPECT_FALSE(heddle::detail::verified(r.stats));
+  const nlohmann::json record = heddle::detail::test_record("t", o, r);
+  EXPECT_TRUE(record["stats"]["exhausted"].get<bool>());
+  EXPECT_FALSE(record["verified"].get<bool>()) << record.dump();
+}
+
+TEST(verdict, a_search_that_ran_out_with_nothing_cut_is_verified) {
+  const auto o = quiet("dfs");
+  const heddle::result r = heddle::explore(o, long_or_short);
+  ASSERT_FALSE(r.bug);
+  EXPECT_EQ(r.verdict(), "passed: explored all 2 schedules (verified)");
+  EXPECT_TRUE(heddle::detail::verified(r.stats));
+  EXPECT_TRUE(heddle::detail::test_record("t", o, r)["verified"].get<bool>());
+}
+
+TEST(verdict, a_sampled_run_is_never_verified) {
+  const auto o = quiet("random", 50);
+  const heddle::result r = heddle::explore(o, long_or_short);
+  ASSERT_FALSE(r.bug);
+  EXPECT_FALSE(heddle::detail::test_record("t", o, r)["verified"].get<bool>());
 }
 
 TEST(verdict, some_iterations_cut_make_a_qualified_pass) {

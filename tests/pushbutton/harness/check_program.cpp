@@ -172,7 +172,7 @@ int main(int argc, char** argv) {
   const outcome passed = run("env", twin, out + "/fixed.err");
   if (dpor) {
     const std::string verdict = passed.summary.value("verdict", "");
-    if (passed.status != 0 || !passed.summary.value("exhausted", false) ||
+    if (passed.status != 0 || !passed.summary.value("exhausted", false) || !passed.summary.value("verified", false) ||
         (!verdict.ends_with(" executions, verified under RC11") &&
          !verdict.ends_with(" executions, verified under RC11, with seq_cst accesses in the order they ran")))
       return fail("dpor did not verify the fixed twin under RC11", passed);
