@@ -29,6 +29,7 @@
 
 #include "strategies/rng.hpp"
 #include "strategies/strategies.hpp"
+#include "strategies/waiting.hpp"
 
 namespace heddle::detail {
 namespace {
@@ -76,11 +77,9 @@ class delay_bounding_strategy final : public strategy {
       const pending_operation& p = ctx.enabled[i];
       if (p.id < ctx.current) continue;
       if (p.id > ctx.current) return i;
-      // A timed wait's timeout is time passing: the others go first (spdlog's
-      // worker, waiting with a timeout in a loop, cut every iteration before).
-      const bool hands_over = p.point == point_kind::yield || p.point == point_kind::sleep || p.timed;
-      if (!hands_over) return i;
-      return (i + 1) % n;
+      // Stepping aside (waiting.hpp) passes the turn to the next one, as a
+      // yield does in the deterministic scheduler delay bounding perturbs.
+      return steps_aside(p, ctx.current) ? (i + 1) % n : i;
     }
     return 0;  // nothing after the current operation: wrap around
   }

@@ -33,6 +33,7 @@
 
 #include "strategies/spurious_sites.hpp"
 #include "strategies/strategies.hpp"
+#include "strategies/waiting.hpp"
 
 namespace heddle::detail {
 namespace {
@@ -180,13 +181,8 @@ class dfs_strategy final : public strategy {
   // another: not blocked with a deadline (timed), and not the current one about
   // to yield or sleep. 0 when every enabled operation waits.
   static std::size_t first_alternative(const decision_context& ctx) {
-    for (std::size_t i = 0; i < ctx.enabled.size(); ++i) {
-      const pending_operation& p = ctx.enabled[i];
-      // Any operation at a sleep waits (a zero sleep, sched_yield's, is not
-      // a timed wait); a yield only where the current operation makes it.
-      const bool yields = p.point == point_kind::sleep || (p.id == ctx.current && p.point == point_kind::yield);
-      if (!p.timed && !yields) return i;
-    }
+    for (std::size_t i = 0; i < ctx.enabled.size(); ++i)
+      if (!steps_aside(ctx.enabled[i], ctx.current)) return i;
     return 0;
   }
 

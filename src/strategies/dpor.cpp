@@ -20,6 +20,7 @@
 #include <fmt/format.h>
 
 #include "strategies/dpor.hpp"
+#include "strategies/waiting.hpp"
 
 namespace heddle::detail {
 namespace dpor_impl {
@@ -75,18 +76,14 @@ std::size_t dpor_strategy::next_operation(const decision_context& ctx) {
   // no other is awake, as it may have nothing new to do; one that waits (at a
   // sleep, or blocked with a deadline whose timeout would fire) only when
   // nothing else can run.
-  const auto hands_over = [&ctx](const pending_operation& p) {
-    return p.id == ctx.current && p.point == point_kind::yield;
-  };
-  const auto waits = [](const pending_operation& p) { return p.timed || p.point == point_kind::sleep; };
   const auto choose = [&]() -> std::optional<operation_id> {
     std::optional<operation_id> pick;
     bool pick_hands_over = false;
     for (const pending_operation& p : ctx.enabled)
       if (!waits(p) && !d.asleep(p.id) && !contains(d.held, p.id) && d.partly_asleep(p.id) == nullptr &&
-          (!pick || pick_hands_over || (p.id == ctx.current && !hands_over(p)))) {
+          (!pick || pick_hands_over || (p.id == ctx.current && !yields_turn(p, ctx.current)))) {
         pick = p.id;
-        pick_hands_over = hands_over(p);
+        pick_hands_over = yields_turn(p, ctx.current);
       }
     for (const pending_operation& p : ctx.enabled)
       if (!pick && !waits(p) && !d.asleep(p.id) && !contains(d.held, p.id)) pick = p.id;

@@ -8,15 +8,16 @@
 
 #include <fmt/format.h>
 
+#include "strategies/waiting.hpp"
+
 namespace heddle::detail {
 namespace {
 
-bool hands_over(point_kind p) { return p == point_kind::yield || p == point_kind::sleep; }
-
-// The current operation is enabled and runs on unless preempted.
+// The current operation is enabled and runs on unless preempted, or it
+// steps aside (waiting.hpp).
 const pending_operation* continuing(const decision_context& ctx) {
   for (const pending_operation& p : ctx.enabled)
-    if (p.id == ctx.current) return !p.timed && !hands_over(p.point) ? &p : nullptr;
+    if (p.id == ctx.current) return steps_aside(p, ctx.current) ? nullptr : &p;
   return nullptr;
 }
 
@@ -28,9 +29,7 @@ std::size_t default_choice(const decision_context& ctx) {
       current = i;
       continue;
     }
-    // Waiting for a timeout, or asleep (a zero sleep is not a timed wait):
-    // only when nothing else can run.
-    if (p.timed || p.point == point_kind::sleep) continue;
+    if (waits(p)) continue;  // only when nothing else can run
     if (!lowest) lowest = i;
     if (!after_current && p.id > ctx.current) after_current = i;
   }

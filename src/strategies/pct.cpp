@@ -35,6 +35,7 @@
 #include "strategies/change_points.hpp"
 #include "strategies/rng.hpp"
 #include "strategies/strategies.hpp"
+#include "strategies/waiting.hpp"
 
 namespace heddle::detail {
 namespace {
@@ -62,7 +63,7 @@ class pct_strategy final : public strategy {
     // One blocked with a deadline steps aside likewise: its timeout is time
     // passing, taken when the others do not run (spdlog's worker, waiting with
     // a timeout in a loop, timed out again and again to --max-steps).
-    if (ctx.enabled.size() > 1 && (ctx.enabled[pick].point == point_kind::sleep || ctx.enabled[pick].timed)) {
+    if (ctx.enabled.size() > 1 && waits(ctx.enabled[pick])) {
       demote(ctx.enabled[pick].id);
       pick = highest(ctx);
     }

@@ -32,6 +32,7 @@
 #include "strategies/change_points.hpp"
 #include "strategies/rng.hpp"
 #include "strategies/strategies.hpp"
+#include "strategies/waiting.hpp"
 
 namespace heddle::detail {
 namespace {
@@ -54,7 +55,8 @@ class pctt_strategy final : public strategy {
     // (libheddle-rt makes sched_yield, and a spin on loads, a zero sleep):
     // otherwise a chain that waits in such a loop for a lower one spins to
     // --max-steps (atomic_queue: 38 of 100 iterations cut). Not a change point.
-    if (ctx.enabled.size() > 1 && ctx.enabled[pick].point == point_kind::sleep) {
+    // A chain blocked with a deadline steps aside likewise, as in pct.cpp.
+    if (ctx.enabled.size() > 1 && waits(ctx.enabled[pick])) {
       demote(ctx.enabled[pick].chain);
       pick = highest(ctx);
     }
