@@ -56,6 +56,7 @@ void weak_memory::clear() {
   rmw_read_ = {};
   kinds_ = 0;
   hb_split_ = false;
+  atomics_used_ = false;
 }
 
 void weak_memory::note_kind(std::uint8_t kind) {
@@ -99,6 +100,7 @@ weak_memory::location& weak_memory::at(object_id x, const void* current, std::si
   location& l = locations_[x];
   if (!l.live) {  // first use in this iteration: its value now is the initial store
     l.live = true;
+    atomics_used_ = true;
     l.size = static_cast<std::uint8_t>(size);
     store_record initial;
     std::memcpy(initial.value, current, size);
@@ -512,6 +514,7 @@ bool weak_memory::record_rmw(location& l, object_id x, operation_id me, op_state
 }
 
 void weak_memory::fence(std::memory_order order) {
+  atomics_used_ = true;
   record(weak_access::what::fence, order == std::memory_order_seq_cst, 0);
   op_state& o = op(engine_.running());
   if (is_acquire(order)) join(o.current, o.pending_acquire);
@@ -523,21 +526,24 @@ void weak_memory::fence(std::memory_order order) {
 }
 
 void weak_memory::acquire(object_id object) {
-  if (object < released_.size()) join(op(engine_.running()).current, released_[object]);
+  if (atomics_used_ && object < released_.size()) join(op(engine_.running()).current, released_[object]);
 }
 
 void weak_memory::release(object_id object) {
+  if (!atomics_used_) return;
   if (object >= released_.size()) released_.resize(object + 1);
   join(released_[object], op(engine_.running()).current);
 }
 
 // op() may grow ops_: both operations' slots exist before either is referenced.
 void weak_memory::spawned(operation_id child) {
+  if (!atomics_used_) return;
   op(std::max(child, engine_.running()));
   ops_[child].current = ops_[engine_.running()].current;
 }
 
 void weak_memory::joined(operation_id child) {
+  if (!atomics_used_) return;
   op(std::max(child, engine_.running()));
   join(ops_[engine_.running()].current, ops_[child].current);
 }

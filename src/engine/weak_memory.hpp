@@ -199,6 +199,10 @@ class weak_memory {
   // An access weaker than seq_cst: views may differ from their hb from now on.
   void split_hb() noexcept { hb_split_ = true; }
   bool hb_split_ = false;
+  // No atomic used and no fence yet in this iteration: every view is empty,
+  // and the happens-before edges of locks, spawns and joins carry nothing
+  // (a test of locks alone pays only this test).
+  bool atomics_used_ = false;
   std::uint32_t seen(const view& v, object_id x) const { return x < v.size() ? v[x] : 0; }
   std::uint32_t insert(object_id x, std::size_t at_position, const void* value, std::size_t size, operation_id by,
                        const std::source_location& where);
