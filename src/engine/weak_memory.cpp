@@ -32,6 +32,7 @@ void weak_memory::clear() {
       spare_views_.push_back(std::move(r.message));
     }
     l.live = false;
+    l.sc_accessed = false;
     l.stores.clear();
     l.order.clear();
     l.position.clear();
@@ -61,7 +62,7 @@ void weak_memory::clear() {
 
 void weak_memory::note_kind(std::uint8_t kind) {
   kinds_ |= kind;
-  if (kinds_ == 3) engine_.note_sc_in_run_order();
+  if ((kinds_ & 5) == 5 || (kinds_ & 10) == 10) engine_.note_sc_in_run_order();
 }
 
 std::uint64_t weak_memory::next_event(operation_id me, op_state& o) {

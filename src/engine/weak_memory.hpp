@@ -160,6 +160,7 @@ class weak_memory {
   };
   struct location {
     bool live = false;
+    bool sc_accessed = false;  // by a seq_cst access in this iteration (kinds_)
     std::uint8_t size = 0;  // of its values, in bytes (at most 16)
     std::vector<store_record> stores;  // creation order
     std::vector<std::uint32_t> order;  // mo: store indices
@@ -288,14 +289,25 @@ class weak_memory {
   weak_access last_;                        // see last_access()
   std::vector<std::uint64_t> choice_names_;  // choice::names of the choice being made
   // The kinds of atomic event the iteration ran: 1, a seq_cst access; 2, an
-  // access of a weaker order or a fence. Both: the model ordered seq_cst
-  // accesses as they ran among events RC11's SC axiom orders only partly, and
-  // the engine's outcome says so (iteration_outcome::sc_in_run_order).
+  // access of a weaker order; 4, a seq_cst fence; 8, a second seq_cst access
+  // of one location. 1 and 4, or 2 and 8: the model ordered seq_cst accesses
+  // (those of one location, or against a fence) as they ran, where RC11's SC
+  // axiom may order them otherwise, and the engine's outcome says so
+  // (iteration_outcome::sc_in_run_order). Anything else is exact: seq_cst
+  // accesses alone are, and so are seq_cst accesses of distinct locations
+  // among weaker ones without a seq_cst fence (psc then relates them only
+  // through hb, which the run follows, and the model orders them no more).
   std::uint8_t kinds_ = 0;
   void note_kind(std::uint8_t kind);
   void record(weak_access::what kind, bool sc, object_id x) {
-    if (const std::uint8_t k = sc && kind != weak_access::what::fence ? 1 : 2; (kinds_ & k) == 0) [[unlikely]]
+    const bool fence = kind == weak_access::what::fence;
+    if (const std::uint8_t k = fence ? (sc ? 4 : 0) : (sc ? 1 : 2); (kinds_ & k) != k) [[unlikely]]
       note_kind(k);
+    if (sc && !fence) {
+      location& l = locations_[x];
+      if (!l.sc_accessed) l.sc_accessed = true;
+      else if ((kinds_ & 8) == 0) [[unlikely]] note_kind(8);
+    }
     ++last_.seq;
     last_.kind = kind;
     last_.sc = sc;
