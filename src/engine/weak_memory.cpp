@@ -32,6 +32,7 @@ void weak_memory::clear() {
       spare_views_.push_back(std::move(r.message));
     }
     l.live = false;
+    l.sc_accessed = false;
     l.stores.clear();
     l.order.clear();
     l.position.clear();
@@ -55,11 +56,13 @@ void weak_memory::clear() {
   reads_from_ = 0;
   rmw_read_ = {};
   kinds_ = 0;
+  hb_split_ = false;
+  atomics_used_ = false;
 }
 
 void weak_memory::note_kind(std::uint8_t kind) {
   kinds_ |= kind;
-  if (kinds_ == 3) engine_.note_sc_in_run_order();
+  if ((kinds_ & 5) == 5 || (kinds_ & 10) == 10) engine_.note_sc_in_run_order();
 }
 
 std::uint64_t weak_memory::next_event(operation_id me, op_state& o) {
@@ -98,6 +101,7 @@ weak_memory::location& weak_memory::at(object_id x, const void* current, std::si
   location& l = locations_[x];
   if (!l.live) {  // first use in this iteration: its value now is the initial store
     l.live = true;
+    atomics_used_ = true;
     l.size = static_cast<std::uint8_t>(size);
     store_record initial;
     std::memcpy(initial.value, current, size);
@@ -114,12 +118,22 @@ weak_memory::op_state& weak_memory::op(operation_id id) {
   return ops_[id];
 }
 
-void weak_memory::raise(view& v, object_id x, std::uint32_t store) const {
+void weak_memory::raise_hb(view& v, object_id x, std::uint32_t store) const {
+  std::vector<std::uint32_t>& h = *v.hb;
+  if (x >= h.size()) h.resize(x + 1, 0);
+  if (position(x, store) > position(x, h[x])) h[x] = store;
+}
+
+void weak_memory::raise_read_split(view& v, object_id x, std::uint32_t store) const {
   if (x >= v.size()) v.resize(x + 1, 0);
-  if (position(x, store) > position(x, v[x])) v[x] = store;
+  if (position(x, store) > position(x, v[x])) {
+    if (!v.split()) v.make_split();
+    v[x] = store;
+  }
 }
 
 void weak_memory::join(view& into, const view& from) const {
+  if (hb_split_) [[unlikely]] join_hb(into, from);
   if (into.size() < from.size()) into.resize(from.size(), 0);
   for (std::size_t x = 0; x < from.size(); ++x)
     if (from[x] != 0 && position(static_cast<object_id>(x), from[x]) > position(static_cast<object_id>(x), into[x]))
@@ -128,6 +142,17 @@ void weak_memory::join(view& into, const view& from) const {
     if (into.fences.size() < from.fences.size()) into.fences.resize(from.fences.size(), 0);
     for (std::size_t q = 0; q < from.fences.size(); ++q) into.fences[q] = std::max(into.fences[q], from.fences[q]);
   }
+}
+
+// Before `at` is joined: an unsplit `into` splits off its hb first.
+void weak_memory::join_hb(view& into, const view& from) const {
+  if (!from.split() && !into.split()) return;
+  if (!into.split()) into.make_split();
+  const std::vector<std::uint32_t>& h = from.happened();
+  std::vector<std::uint32_t>& to = *into.hb;
+  if (to.size() < h.size()) to.resize(h.size(), 0);
+  for (std::size_t x = 0; x < h.size(); ++x)
+    if (h[x] != 0 && position(static_cast<object_id>(x), h[x]) > position(static_cast<object_id>(x), to[x])) to[x] = h[x];
 }
 
 // --- psc_F, checked (weak_memory.hpp, sc_fence) ---
@@ -219,12 +244,18 @@ void weak_memory::seq_cst_fence(op_state& o, operation_id me) {
   if (o.current.fences.size() <= me) o.current.fences.resize(me + 1, 0);
   o.current.fences[me] = static_cast<std::uint32_t>(fences_of_[me].size());
   // Published for the seq_cst accesses after it (positions only: the seq_cst
-  // order is not happens-before).
-  if (sc_fenced_.size() < o.current.size()) sc_fenced_.resize(o.current.size(), 0);
-  for (std::size_t x = 0; x < o.current.size(); ++x)
-    if (o.current[x] != 0 &&
-        position(static_cast<object_id>(x), o.current[x]) > position(static_cast<object_id>(x), sc_fenced_[x]))
-      sc_fenced_[x] = o.current[x];
+  // order is not happens-before): the stores that happen before it, not
+  // those it only read. A seq_cst access E after it is psc-before it when E
+  // is mo-before (or reads mo-before) a store that happens before it
+  // (psc_base's scb;hb?); a store it only read is related to E by rf;mo,
+  // which scb leaves out: `r1=x; F; r2=y || y=1; x=1 (seq_cst) || x=2`
+  // allows r1=2 with x=1 before x=2 in mo.
+  const std::vector<std::uint32_t>& before_it = o.current.happened();
+  if (sc_fenced_.size() < before_it.size()) sc_fenced_.resize(before_it.size(), 0);
+  for (std::size_t x = 0; x < before_it.size(); ++x)
+    if (before_it[x] != 0 &&
+        position(static_cast<object_id>(x), before_it[x]) > position(static_cast<object_id>(x), sc_fenced_[x]))
+      sc_fenced_[x] = before_it[x];
 }
 
 std::uint32_t weak_memory::insert(object_id x, std::size_t at_position, const void* value, std::size_t size,
@@ -251,7 +282,10 @@ void weak_memory::message_of_store(op_state& o, object_id x, bool release, std::
   if (release) message = o.current;
   else if (o.has_release_fence) message = o.release_fence;
   if (x < o.release_store.size() && !o.release_store[x].empty()) join(message, o.release_store[x]);
-  raise(message, x, store);
+  // An acquirer of a release store happens after it; of a relaxed one, only
+  // after what the release fence or release sequence before it carried.
+  if (release) raise(message, x, store);
+  else raise_read(message, x, store);
   if (release) {
     if (x >= o.release_store.size()) o.release_store.resize(x + 1);
     o.release_store[x] = message;
@@ -280,6 +314,7 @@ void weak_memory::load(object_id x, std::memory_order order, void* value, std::s
   location& l = at(x, value, size);
   const operation_id me = engine_.running();
   op_state& o = op(me);
+  if (order != std::memory_order_seq_cst) split_hb();
   // Any store from the newest this operation has seen onwards in mo (coherence);
   // a seq_cst load also from the newest the seq_cst order has published for x
   // onwards. Choice 0 is the newest, k the k-th older.
@@ -308,9 +343,11 @@ void weak_memory::load(object_id x, std::memory_order order, void* value, std::s
     psc_order(x, position(x, store), o.current.fences);
     fenced_loads_.push_back({x, store, o.current.fences});
   }
-  raise(o.current, x, store);
+  // The message first: an acquire load of a release store then finds the
+  // store in it, and its view stays unsplit (weak_memory.hpp, view).
   const view& message = locations_[x].stores[store].message;
   join(is_acquire(order) ? o.current : o.pending_acquire, message);
+  raise_read(o.current, x, store);
   std::memcpy(value, locations_[x].stores[store].value, size);
 }
 
@@ -319,6 +356,7 @@ bool weak_memory::store(object_id x, std::memory_order order, const void* curren
   location& l = at(x, current, size);
   const operation_id me = engine_.running();
   op_state& o = op(me);
+  if (order != std::memory_order_seq_cst) split_hb();
   // Where in mo the store may go: after everything this operation has seen of
   // x, never between a read-modify-write and the store it read. A seq_cst
   // store also goes after the seq_cst stores of x (they stay totally ordered)
@@ -391,6 +429,7 @@ std::uint32_t weak_memory::choose_rmw_read(location& l, object_id x, op_state& o
                                            std::memory_order failure, const void* expected, std::size_t size,
                                            const std::source_location& loc) {
   const bool sc_success = order == std::memory_order_seq_cst, sc_failure = failure == std::memory_order_seq_cst;
+  if (!sc_success || !sc_failure) split_hb();
   if (sc_success || sc_failure) sc_access();
   // The floors of load(): coherence, psc_F, and for a seq_cst read the
   // seq_cst stores. A compare-exchange's two orders may differ in the last.
@@ -430,6 +469,7 @@ bool weak_memory::rmw(object_id x, std::memory_order order, const void* before, 
   const bool chosen = rmw_read_.chosen && rmw_read_.x == x && rmw_read_.by == me;
   rmw_read_.chosen = false;
   if (!chosen && order == std::memory_order_seq_cst) sc_access();
+  if (order != std::memory_order_seq_cst) split_hb();
   return record_rmw(l, x, me, op(me), order, chosen ? rmw_read_.store : l.order.back(), after, size, wrote);
 }
 
@@ -452,8 +492,8 @@ bool weak_memory::record_rmw(location& l, object_id x, operation_id me, op_state
     psc_order(x, position(x, read), o.current.fences);
     fenced_loads_.push_back({x, read, o.current.fences});
   }
-  raise(o.current, x, read);
   join(is_acquire(order) ? o.current : o.pending_acquire, l.stores[read].message);
+  raise_read(o.current, x, read);
   if (wrote) {
     l.stores[read].read_by_rmw = true;
     // Right after the store it read (rmw ∩ (rb;mo) = ∅).
@@ -475,6 +515,7 @@ bool weak_memory::record_rmw(location& l, object_id x, operation_id me, op_state
 }
 
 void weak_memory::fence(std::memory_order order) {
+  atomics_used_ = true;
   record(weak_access::what::fence, order == std::memory_order_seq_cst, 0);
   op_state& o = op(engine_.running());
   if (is_acquire(order)) join(o.current, o.pending_acquire);
@@ -486,21 +527,24 @@ void weak_memory::fence(std::memory_order order) {
 }
 
 void weak_memory::acquire(object_id object) {
-  if (object < released_.size()) join(op(engine_.running()).current, released_[object]);
+  if (atomics_used_ && object < released_.size()) join(op(engine_.running()).current, released_[object]);
 }
 
 void weak_memory::release(object_id object) {
+  if (!atomics_used_) return;
   if (object >= released_.size()) released_.resize(object + 1);
   join(released_[object], op(engine_.running()).current);
 }
 
 // op() may grow ops_: both operations' slots exist before either is referenced.
 void weak_memory::spawned(operation_id child) {
+  if (!atomics_used_) return;
   op(std::max(child, engine_.running()));
   ops_[child].current = ops_[engine_.running()].current;
 }
 
 void weak_memory::joined(operation_id child) {
+  if (!atomics_used_) return;
   op(std::max(child, engine_.running()));
   join(ops_[engine_.running()].current, ops_[child].current);
 }

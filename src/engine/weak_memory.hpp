@@ -20,6 +20,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <source_location>
 #include <vector>
 
@@ -93,21 +94,40 @@ class weak_memory {
 
  private:
   // A view: index = object id, value = index of a store in that location's
-  // `stores` (0, the initial store, when nothing newer is known). `fences`
-  // travels with it along happens-before: by operation id, how many of that
-  // operation's seq_cst fences happen before (psc_F below).
+  // `stores` (0, the initial store, when nothing newer is known). `at` is
+  // the coherence view: the newest store the operation has seen, by reading
+  // it too. `hb` is the stores that happen before it (RC11's hb: rf is not
+  // hb unless it synchronizes), which a seq_cst fence publishes to the
+  // seq_cst accesses after it; it is kept only once the two differ (`split`;
+  // unsplit, hb is `at`), so tests whose loads only acquire release stores
+  // (seq_cst ones among them) never copy it. `fences` travels with it along
+  // happens-before: by operation id, how many of that operation's seq_cst
+  // fences happen before (psc_F below).
   struct view {
     std::vector<std::uint32_t> at;
     std::vector<std::uint32_t> fences;
+    // hb, once split from `at`: never empty then (an unsplit view keeps
+    // the allocation, emptied, for the next iteration). Behind a pointer so
+    // that a view, moved with every store's message, stays small.
+    std::unique_ptr<std::vector<std::uint32_t>> hb;
     view() = default;
-    view(const view&) = default;
+    view(const view& o) : at(o.at), fences(o.fences) {
+      if (o.split()) [[unlikely]] hb = std::make_unique<std::vector<std::uint32_t>>(*o.hb);
+    }
     view(view&&) noexcept = default;
     view& operator=(view&&) noexcept = default;
     // Copies are on the hot path (each release store's message), and most
-    // tests have no seq_cst fence: skip the empty `fences`.
+    // tests have no seq_cst fence and no load that reads without
+    // synchronizing: skip the empty `fences` and the unsplit `hb`.
     view& operator=(const view& o) {
       at = o.at;
       if (!o.fences.empty() || !fences.empty()) [[unlikely]] fences = o.fences;
+      if (o.split()) [[unlikely]] {
+        if (!hb) hb = std::make_unique<std::vector<std::uint32_t>>();
+        *hb = *o.hb;
+      } else if (split()) [[unlikely]] {
+        hb->clear();
+      }
       return *this;
     }
     ~view() = default;
@@ -115,9 +135,18 @@ class weak_memory {
     std::uint32_t& operator[](std::size_t x) { return at[x]; }
     std::uint32_t operator[](std::size_t x) const { return at[x]; }
     void resize(std::size_t n, std::uint32_t v) { at.resize(n, v); }
+    bool split() const noexcept { return hb && !hb->empty(); }
+    // hb becomes a copy of at, which it follows from now on on its own.
+    void make_split() {
+      if (!hb) hb = std::make_unique<std::vector<std::uint32_t>>();
+      *hb = at;
+      if (hb->empty()) hb->push_back(0);  // 0: the initial store, nothing newer
+    }
+    const std::vector<std::uint32_t>& happened() const noexcept { return split() ? *hb : at; }
     void clear() noexcept {
       at.clear();
       fences.clear();
+      if (hb) hb->clear();
     }
     bool empty() const noexcept { return at.empty() && fences.empty(); }
   };
@@ -131,6 +160,7 @@ class weak_memory {
   };
   struct location {
     bool live = false;
+    bool sc_accessed = false;  // by a seq_cst access in this iteration (kinds_)
     std::uint8_t size = 0;  // of its values, in bytes (at most 16)
     std::vector<store_record> stores;  // creation order
     std::vector<std::uint32_t> order;  // mo: store indices
@@ -151,7 +181,29 @@ class weak_memory {
   op_state& op(operation_id id);
   std::uint32_t position(object_id x, std::uint32_t store) const { return locations_[x].position[store]; }
   void join(view& into, const view& from) const;
-  void raise(view& v, object_id x, std::uint32_t store) const;
+  // `store` happens before v's point (its own store, or one it acquired): both parts.
+  void raise(view& v, object_id x, std::uint32_t store) const {
+    if (x >= v.size()) v.resize(x + 1, 0);
+    if (position(x, store) > position(x, v[x])) v[x] = store;
+    if (v.hb != nullptr && !v.hb->empty()) [[unlikely]] raise_hb(v, x, store);
+  }
+  void raise_hb(view& v, object_id x, std::uint32_t store) const;
+  void join_hb(view& into, const view& from) const;
+  // v's operation read `store`: coherence only (rf is not hb). Until the
+  // iteration's first access weaker than seq_cst (split_hb), every read
+  // synchronizes with the store it reads and hb is the coherence view.
+  void raise_read(view& v, object_id x, std::uint32_t store) const {
+    if (hb_split_) [[unlikely]] raise_read_split(v, x, store);
+    else raise(v, x, store);
+  }
+  void raise_read_split(view& v, object_id x, std::uint32_t store) const;
+  // An access weaker than seq_cst: views may differ from their hb from now on.
+  void split_hb() noexcept { hb_split_ = true; }
+  bool hb_split_ = false;
+  // No atomic used and no fence yet in this iteration: every view is empty,
+  // and the happens-before edges of locks, spawns and joins carry nothing
+  // (a test of locks alone pays only this test).
+  bool atomics_used_ = false;
   std::uint32_t seen(const view& v, object_id x) const { return x < v.size() ? v[x] : 0; }
   std::uint32_t insert(object_id x, std::size_t at_position, const void* value, std::size_t size, operation_id by,
                        const std::source_location& where);
@@ -237,14 +289,25 @@ class weak_memory {
   weak_access last_;                        // see last_access()
   std::vector<std::uint64_t> choice_names_;  // choice::names of the choice being made
   // The kinds of atomic event the iteration ran: 1, a seq_cst access; 2, an
-  // access of a weaker order or a fence. Both: the model ordered seq_cst
-  // accesses as they ran among events RC11's SC axiom orders only partly, and
-  // the engine's outcome says so (iteration_outcome::sc_in_run_order).
+  // access of a weaker order; 4, a seq_cst fence; 8, a second seq_cst access
+  // of one location. 1 and 4, or 2 and 8: the model ordered seq_cst accesses
+  // (those of one location, or against a fence) as they ran, where RC11's SC
+  // axiom may order them otherwise, and the engine's outcome says so
+  // (iteration_outcome::sc_in_run_order). Anything else is exact: seq_cst
+  // accesses alone are, and so are seq_cst accesses of distinct locations
+  // among weaker ones without a seq_cst fence (psc then relates them only
+  // through hb, which the run follows, and the model orders them no more).
   std::uint8_t kinds_ = 0;
   void note_kind(std::uint8_t kind);
   void record(weak_access::what kind, bool sc, object_id x) {
-    if (const std::uint8_t k = sc && kind != weak_access::what::fence ? 1 : 2; (kinds_ & k) == 0) [[unlikely]]
+    const bool fence = kind == weak_access::what::fence;
+    if (const std::uint8_t k = fence ? (sc ? 4 : 0) : (sc ? 1 : 2); (kinds_ & k) != k) [[unlikely]]
       note_kind(k);
+    if (sc && !fence) {
+      location& l = locations_[x];
+      if (!l.sc_accessed) l.sc_accessed = true;
+      else if ((kinds_ & 8) == 0) [[unlikely]] note_kind(8);
+    }
     ++last_.seq;
     last_.kind = kind;
     last_.sc = sc;

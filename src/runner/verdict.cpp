@@ -52,10 +52,10 @@ std::vector<std::string> statistics::caveats() const {
                               "publishes atomic)",
                               share_of(plain_unseen_iterations, iterations)));
   if (sc_in_run_order_iterations > 0)
-    out.push_back(fmt::format("{} mixed seq_cst atomic accesses with weaker orders or fences; heddle orders those "
-                              "seq_cst accesses, and fences against them, as they ran, where RC11's SC axiom may "
-                              "order them otherwise, so executions RC11 allows there may be missing "
-                              "(docs/memory-model.md, \"What is approximated\")",
+    out.push_back(fmt::format("{} mixed seq_cst atomic accesses of one location with weaker orders, or seq_cst "
+                              "accesses with seq_cst fences; heddle orders those seq_cst accesses, and fences against "
+                              "them, as they ran, where RC11's SC axiom may order them otherwise, so executions RC11 "
+                              "allows there may be missing (docs/memory-model.md, \"What is approximated\")",
                               share_of(sc_in_run_order_iterations, iterations)));
   if (held_wait_iterations > 0)
     out.push_back(fmt::format("{} held back an operation whose try of a wait loop (the steps between two yields or "

@@ -36,6 +36,10 @@ struct dpor_run {
   std::uint64_t executions = 0;
   std::uint64_t runs = 0;  // iterations, complete or cut as redundant
 };
+// Whether the last explore_dpor_rc11 had an iteration whose seq_cst accesses
+// the model ordered as they ran (statistics::sc_in_run_order_iterations):
+// only there may it hide executions RC11 allows.
+inline bool last_dpor_ordered_seq_cst_as_run = false;
 inline dpor_run explore_dpor_rc11(const std::function<outcome()>& body) {
   dpor_run run;
   heddle::options o{.iterations = 1'000'000, .strategy = "dpor"};
@@ -55,6 +59,7 @@ inline dpor_run explore_dpor_rc11(const std::function<outcome()>& body) {
                              (r.stats.plain_unseen_iterations > 0 ? " for atomics only" : "") +
                              (r.stats.sc_in_run_order_iterations > 0 ? ", with seq_cst accesses in the order they ran"
                                                                      : ""));
+  last_dpor_ordered_seq_cst_as_run = r.stats.sc_in_run_order_iterations > 0;
   run.executions = r.stats.schedules;
   run.runs = r.stats.iterations;
   return run;

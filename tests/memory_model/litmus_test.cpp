@@ -242,6 +242,47 @@ TEST(litmus, a_seq_cst_store_may_go_before_a_relaxed_store_that_ran_earlier) {
   EXPECT_EQ(explore_rc11([] { return sc_store_after_a_relaxed_store(rel, acq); }), (outcomes{{0, 1}, {0, 2}, {1, 2}}));
 }
 
+// A seq_cst fence against a seq_cst store its thread read nothing of:
+// r1=x; F; r2=y || y=1 (seq_cst); x=1 (seq_cst) || x=2, outcome (r1, r2,
+// final x). RC11 relates a seq_cst access E to a fence F as E psc F through
+// scb;hb?, and rf is not hb: with the loads relaxed and x=2 relaxed, r1=2
+// makes Wx2 rf Rx po F, which relates Wx1 (mo-before Wx2) to nothing. So
+// (2, 0, 2) is allowed: F psc Wy1 (F po Ry0 rb Wy1) psc Wx1 (po), and no psc
+// edge leaves Wx1. r1=1 forces r2=1 (Wx1 is a release, the fence acquires
+// it: Wy1 hb Ry), which forbids (1, 0, 1) and (1, 0, 2); the other ten are
+// allowed. With x=2 a release store and r1 an acquire load, r1=2 makes Wx2
+// hb F, and Wx1 mo Wx2 hb F is Wx1 psc F, closing F psc Wy1 psc Wx1: (2, 0,
+// 2) is forbidden then, and only then. The model let the fence publish
+// every store its thread had seen, read or not, and so forbade (2, 0, 2) in
+// both.
+outcome fence_after_a_relaxed_read(std::memory_order x2_store, std::memory_order r1_load) {
+  heddle::atomic<int> x{0}, y{0};
+  int r1 = -1, r2 = -1;
+  heddle::thread t([&] {
+    r1 = x.load(r1_load);
+    heddle::atomic_thread_fence(sc);
+    r2 = y.load(rlx);
+  });
+  heddle::thread u([&] {
+    y.store(1, sc);
+    x.store(1, sc);
+  });
+  heddle::thread v([&] { x.store(2, x2_store); });
+  t.join();
+  u.join();
+  v.join();
+  return outcome{r1, r2, x.load(rlx)};
+}
+TEST(litmus, an_sc_fence_orders_a_seq_cst_store_only_after_stores_that_happen_before_it) {
+  outcomes all;
+  for (int r1 : {0, 1, 2})
+    for (int r2 : {0, 1})
+      for (int last : {1, 2})
+        if (r1 != 1 || r2 != 0) all.insert({r1, r2, last});
+  EXPECT_EQ(explore_rc11([] { return fence_after_a_relaxed_read(rlx, rlx); }), all);
+  EXPECT_EQ(explore_rc11([] { return fence_after_a_relaxed_read(rel, acq); }), without(all, {{2, 0, 2}}));
+}
+
 // MP: d=1; f=1 || r1=f; r2=d, with an optional fence before the flag's
 // store (writer) and after its load (reader).
 using fence_order = std::optional<std::memory_order>;
