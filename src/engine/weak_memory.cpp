@@ -132,12 +132,16 @@ void weak_memory::raise_read_split(view& v, object_id x, std::uint32_t store) co
   }
 }
 
-void weak_memory::join(view& into, const view& from) const {
-  if (hb_split_) [[unlikely]] join_hb(into, from);
+void weak_memory::join_stores(std::vector<std::uint32_t>& into, const std::vector<std::uint32_t>& from) const {
   if (into.size() < from.size()) into.resize(from.size(), 0);
   for (std::size_t x = 0; x < from.size(); ++x)
     if (from[x] != 0 && position(static_cast<object_id>(x), from[x]) > position(static_cast<object_id>(x), into[x]))
       into[x] = from[x];
+}
+
+void weak_memory::join(view& into, const view& from) const {
+  if (hb_split_) [[unlikely]] join_hb(into, from);
+  join_stores(into.at, from.at);
   if (!from.fences.empty()) [[unlikely]] {
     if (into.fences.size() < from.fences.size()) into.fences.resize(from.fences.size(), 0);
     for (std::size_t q = 0; q < from.fences.size(); ++q) into.fences[q] = std::max(into.fences[q], from.fences[q]);
@@ -148,11 +152,7 @@ void weak_memory::join(view& into, const view& from) const {
 void weak_memory::join_hb(view& into, const view& from) const {
   if (!from.split() && !into.split()) return;
   if (!into.split()) into.make_split();
-  const std::vector<std::uint32_t>& h = from.happened();
-  std::vector<std::uint32_t>& to = *into.hb;
-  if (to.size() < h.size()) to.resize(h.size(), 0);
-  for (std::size_t x = 0; x < h.size(); ++x)
-    if (h[x] != 0 && position(static_cast<object_id>(x), h[x]) > position(static_cast<object_id>(x), to[x])) to[x] = h[x];
+  join_stores(*into.hb, from.happened());
 }
 
 // --- psc_F, checked (weak_memory.hpp, sc_fence) ---
@@ -250,12 +250,7 @@ void weak_memory::seq_cst_fence(op_state& o, operation_id me) {
   // (psc_base's scb;hb?); a store it only read is related to E by rf;mo,
   // which scb leaves out: `r1=x; F; r2=y || y=1; x=1 (seq_cst) || x=2`
   // allows r1=2 with x=1 before x=2 in mo.
-  const std::vector<std::uint32_t>& before_it = o.current.happened();
-  if (sc_fenced_.size() < before_it.size()) sc_fenced_.resize(before_it.size(), 0);
-  for (std::size_t x = 0; x < before_it.size(); ++x)
-    if (before_it[x] != 0 &&
-        position(static_cast<object_id>(x), before_it[x]) > position(static_cast<object_id>(x), sc_fenced_[x]))
-      sc_fenced_[x] = before_it[x];
+  join_stores(sc_fenced_.at, o.current.happened());
 }
 
 std::uint32_t weak_memory::insert(object_id x, std::size_t at_position, const void* value, std::size_t size,

@@ -181,11 +181,13 @@ class weak_memory {
   op_state& op(operation_id id);
   std::uint32_t position(object_id x, std::uint32_t store) const { return locations_[x].position[store]; }
   void join(view& into, const view& from) const;
+  // Each location of `into` to the later in mo of its store and from's.
+  void join_stores(std::vector<std::uint32_t>& into, const std::vector<std::uint32_t>& from) const;
   // `store` happens before v's point (its own store, or one it acquired): both parts.
   void raise(view& v, object_id x, std::uint32_t store) const {
     if (x >= v.size()) v.resize(x + 1, 0);
     if (position(x, store) > position(x, v[x])) v[x] = store;
-    if (v.hb != nullptr && !v.hb->empty()) [[unlikely]] raise_hb(v, x, store);
+    if (v.split()) [[unlikely]] raise_hb(v, x, store);
   }
   void raise_hb(view& v, object_id x, std::uint32_t store) const;
   void join_hb(view& into, const view& from) const;
