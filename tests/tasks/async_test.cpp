@@ -12,6 +12,7 @@
 
 #include "heddle/async.hpp"
 #include "heddle/explore.hpp"
+#include "heddle/mutex.hpp"
 #include "heddle/task.hpp"
 #include "task_programs.hpp"
 
@@ -71,6 +72,47 @@ TEST(async_mutex, unlocking_one_that_is_not_locked_is_misuse) {
   ASSERT_TRUE(r.bug);
   EXPECT_EQ(r.bug->kind, heddle::bug_kind::api_misuse);
   EXPECT_EQ(r.bug->message, "async_mutex::unlock of an async_mutex that is not locked");
+}
+
+// A thread mutex held across a co_await is released by the continuation,
+// which is another operation (docs/tasks.md, "Thread primitives"): misuse, as
+// it may be another thread on a real pool. The twin releases it before the
+// co_await.
+task<void> thread_mutex_across_await(heddle::mutex& m, int& counter) {
+  m.lock();
+  co_await heddle::yield();
+  ++counter;
+  m.unlock();
+}
+task<void> thread_mutex_before_await(heddle::mutex& m, int& counter) {
+  m.lock();
+  ++counter;
+  m.unlock();
+  co_await heddle::yield();
+}
+
+TEST(thread_mutex_in_a_task, held_across_a_co_await_is_unlocked_by_another_operation) {
+  const heddle::result r = heddle::explore(heddle_tasks::quiet(1), [] {
+    heddle::mutex m;
+    int counter = 0;
+    heddle::run(thread_mutex_across_await(m, counter)).wait();
+  });
+  ASSERT_TRUE(r.bug);
+  EXPECT_EQ(r.bug->kind, heddle::bug_kind::api_misuse);
+  // The task is operation 2; its continuation after the yield, operation 3.
+  EXPECT_EQ(r.bug->message, "unlock of a heddle::mutex owned by operation 2, not by the caller (operation 3)");
+}
+
+TEST(thread_mutex_in_a_task, released_before_the_co_await_is_fine) {
+  const heddle::result r = heddle::explore(heddle_tasks::quiet(500, "random"), [] {
+    heddle::mutex m;
+    int counter = 0;
+    auto a = heddle::run(thread_mutex_before_await(m, counter));
+    auto b = heddle::run(thread_mutex_before_await(m, counter));
+    heddle::wait_all(a, b);
+    HEDDLE_ASSERT(counter == 2);
+  });
+  EXPECT_FALSE(r.bug) << r.report;
 }
 
 task<void> bounded(heddle::async_semaphore& s, int& inside, int& most) {
