@@ -47,12 +47,16 @@ void weak_memory::clear() {
   }
   for (view& v : released_) v.clear();
   sc_.clear();
-  sc_fenced_.clear();
-  sc_fences_.clear();
-  for (auto& f : fences_of_) f.clear();
-  fenced_loads_.clear();
-  fenced_stores_.clear();
-  sc_epoch_ = 0;
+  if (graph_) [[unlikely]] {
+    nodes_.clear();
+    for (auto& n : nodes_of_) n.clear();
+    last_sc_store_node_.clear();
+    sc_prefix_.clear();
+    fenced_loads_.clear();
+    fenced_stores_.clear();
+    graph_ = false;
+  }
+  sc_op_ = 0;
   reads_from_ = 0;
   rmw_read_ = {};
   kinds_ = 0;
@@ -62,8 +66,10 @@ void weak_memory::clear() {
 
 void weak_memory::note_kind(std::uint8_t kind) {
   kinds_ |= kind;
-  if ((kinds_ & 5) == 5 || (kinds_ & 10) == 10) engine_.note_sc_in_run_order();
+  if ((kinds_ & 10) == 10 || ((kinds_ & 6) == 6 && (kinds_ & 48) != 0)) engine_.note_sc_in_run_order();
 }
+
+operation_id weak_memory::engine_running() const { return engine_.running(); }
 
 std::uint64_t weak_memory::next_event(operation_id me, op_state& o) {
   return mix((std::uint64_t{me} << 32 | ++o.accesses) + 0x9e3779b97f4a7c15ull);
@@ -155,102 +161,162 @@ void weak_memory::join_hb(view& into, const view& from) const {
   join_stores(*into.hb, from.happened());
 }
 
-// --- psc_F, checked (weak_memory.hpp, sc_fence) ---
+// --- psc, checked on the graph (weak_memory.hpp, sc_node) ---
 
-void weak_memory::fence_sources(const std::vector<std::uint32_t>& fences) {
-  sources_.clear();
-  for (std::size_t q = 0; q < fences.size(); ++q)
-    if (fences[q] != 0) sources_.push_back(fences_of_[q][fences[q] - 1]);
+void weak_memory::clock_nodes(const std::vector<std::uint32_t>& clock, bool fences_only,
+                              std::vector<std::uint32_t>& out) const {
+  out.clear();
+  for (std::size_t q = 0; q < clock.size(); ++q)
+    if (clock[q] != 0) {
+      const std::uint32_t n = nodes_of_[q][clock[q] - 1];
+      const std::uint32_t m = fences_only ? nodes_[n].last_fence : n;
+      if (m != no_node) out.push_back(m);
+    }
+}
+
+std::size_t weak_memory::node_floor(const sc_node& n, object_id x, bool seen) const {
+  if (n.fence) {
+    const std::vector<std::uint32_t>& v = seen ? n.before.at : n.before.happened();
+    return position(x, x < v.size() ? v[x] : 0);
+  }
+  return n.writes && n.x == x ? position(x, n.store) : 0;
 }
 
 void weak_memory::psc_edge(std::uint32_t from, std::uint32_t to) {
   if (from == to) return;
-  auto& p = sc_fences_[to].preds;
+  auto& p = nodes_[to].preds;
   if (std::find(p.begin(), p.end(), from) == p.end()) p.push_back(from);
 }
 
-// The fences that reach one of the sources in psc (the sources included):
-// an access after the sources that is eco-before one of them, by reading
-// an older store or going before it in mo, would close a cycle.
-std::size_t weak_memory::psc_floor(object_id x, const std::vector<std::uint32_t>& fences) {
-  if (sc_fences_.size() < 2) return 0;
-  fence_sources(fences);
-  if (sources_.empty()) return 0;
-  seen_fence_.assign(sc_fences_.size(), 0);
-  // reach_ walks backwards from the sources over preds; a fence F that
-  // reaches a source S has a path F -> ... -> S, so S's preds chain back to F.
-  // What is wanted is every F with F ->* S: the predecessors, transitively.
-  reach_ = sources_;
-  for (std::uint32_t f : reach_) seen_fence_[f] = 1;
+void weak_memory::ancestors() {
+  marked_.assign(nodes_.size(), 0);
+  for (std::uint32_t n : reach_) marked_[n] = 1;
   for (std::size_t i = 0; i < reach_.size(); ++i)
-    for (std::uint32_t p : sc_fences_[reach_[i]].preds)
-      if (!seen_fence_[p]) {
-        seen_fence_[p] = 1;
+    for (std::uint32_t p : nodes_[reach_[i]].preds)
+      if (!marked_[p]) {
+        marked_[p] = 1;
         reach_.push_back(p);
       }
+}
+
+// An access at coordinate c goes before a node n in psc (through the
+// fences that happen before it, or itself when seq_cst) when c is below
+// n's floor; that closes a cycle when n reaches the fences, or the access.
+// The fences' ancestors count with what they had seen (psc_F's eco), the
+// seq_cst access's with what happens before them (psc_base's scb;hb).
+std::size_t weak_memory::psc_floor(object_id x, const std::vector<std::uint32_t>& clock, bool sc) {
   std::size_t floor = 0;
-  for (std::uint32_t f : reach_) floor = std::max<std::size_t>(floor, position(x, seen(sc_fences_[f].before, x)));
+  clock_nodes(clock, true, reach_);
+  if (!reach_.empty()) {
+    floor = position(x, x < sc_prefix_.size() ? sc_prefix_[x] : 0);
+    ancestors();
+    for (std::uint32_t n : reach_) floor = std::max(floor, node_floor(nodes_[n], x, true));
+  }
+  if (sc) {
+    // The access's own predecessors: what happens before it, and the newest
+    // seq_cst store of x as a node.
+    clock_nodes(clock, false, reach_);
+    if (x < last_sc_store_node_.size() && last_sc_store_node_[x] != 0) reach_.push_back(last_sc_store_node_[x] - 1);
+    ancestors();
+    for (std::uint32_t n : reach_) floor = std::max(floor, node_floor(nodes_[n], x, false));
+  }
   return floor;
 }
 
-void weak_memory::psc_order(object_id x, std::size_t pos, const std::vector<std::uint32_t>& fences) {
-  if (sc_fences_.empty()) return;
-  fence_sources(fences);
-  if (sources_.empty()) return;
-  for (std::uint32_t b = 0; b < sc_fences_.size(); ++b)
-    if (pos < position(x, seen(sc_fences_[b].before, x)))
-      for (std::uint32_t a : sources_) psc_edge(a, b);
-}
-
-void weak_memory::sc_access() {
-  ++sc_epoch_;
-  if (sc_fenced_.size() == 0) return;
-  join(sc_, sc_fenced_);
-  sc_fenced_.clear();
-}
-
-// A seq_cst fence takes the seq_cst stores before it (and the fences a
-// seq_cst access moved into sc_), and is ordered after: the fences that
-// happen before it, those a seq_cst access separates from it in the run, and
-// each fence F such that an access after F is eco-before what this fence has
-// seen (psc_F's hb;eco;hb). It has no successor yet, so it closes no cycle.
-void weak_memory::seq_cst_fence(op_state& o, operation_id me) {
-  join(o.current, sc_);
-  const auto index = static_cast<std::uint32_t>(sc_fences_.size());
-  {
-    sc_fence f;
-    f.op = me;
-    f.epoch = sc_epoch_;
-    f.before = o.current;
-    sc_fences_.push_back(std::move(f));
+void weak_memory::psc_record(object_id x, std::size_t c, op_state& o, operation_id me, bool sc, bool writes,
+                             std::uint32_t store) {
+  const std::vector<std::uint32_t>& clock = o.current.fences;
+  clock_nodes(clock, true, sources_);
+  const auto count = static_cast<std::uint32_t>(nodes_.size());
+  for (std::uint32_t t = 0; t < count; ++t) {
+    if (!sources_.empty() && c < node_floor(nodes_[t], x, true))
+      for (std::uint32_t a : sources_) psc_edge(a, t);
   }
-  fence_sources(o.current.fences);
-  for (std::uint32_t a : sources_) psc_edge(a, index);
-  for (std::uint32_t a = 0; a < index; ++a)
-    if (sc_fences_[a].epoch < sc_epoch_) psc_edge(a, index);
-  const view& before = sc_fences_[index].before;
+  // Kept for the fences after it (psc_F: a fence before it is before a
+  // later fence that has seen a store it went, or read, mo-before).
+  if (!sources_.empty()) (writes ? fenced_stores_ : fenced_loads_).push_back({x, store, clock});
+  if (!sc) return;
+  const std::uint32_t e = count;
+  {
+    sc_node n;
+    n.op = me;
+    n.writes = writes;
+    n.x = x;
+    n.store = store;
+    nodes_.push_back(std::move(n));
+  }
+  for (std::uint32_t t = 0; t < count; ++t)
+    if (c < node_floor(nodes_[t], x, false)) psc_edge(e, t);
+  clock_nodes(clock, false, preds_);
+  for (std::uint32_t p : preds_) psc_edge(p, e);
+  if (x < last_sc_store_node_.size() && last_sc_store_node_[x] != 0) psc_edge(last_sc_store_node_[x] - 1, e);
+  if (writes) {
+    // What goes before it in mo, or read a store before it: mo and rb.
+    for (std::uint32_t t = 0; t < count; ++t)
+      if (!nodes_[t].fence && nodes_[t].x == x && position(x, nodes_[t].store) < c) psc_edge(t, e);
+    for (const auto* list : {&fenced_loads_, &fenced_stores_})
+      for (const fenced_access& a : *list)
+        if (a.x == x && position(x, a.store) < c) {  // (itself, last, is not: c is its own position)
+          clock_nodes(a.fences, true, preds_);
+          for (std::uint32_t p : preds_) psc_edge(p, e);
+        }
+    if (last_sc_store_node_.size() <= x) last_sc_store_node_.resize(x + 1, 0);
+    last_sc_store_node_[x] = e + 1;
+  }
+  if (nodes_of_.size() <= me) nodes_of_.resize(me + 1);
+  nodes_[e].last_fence = nodes_of_[me].empty() ? no_node : nodes_[nodes_of_[me].back()].last_fence;
+  nodes_of_[me].push_back(e);
+  if (o.current.fences.size() <= me) o.current.fences.resize(me + 1, 0);
+  o.current.fences[me] = static_cast<std::uint32_t>(nodes_of_[me].size());
+}
+
+// A seq_cst fence follows the nodes that happen before it, each fence F
+// such that an event after F is eco-before what this fence has seen
+// (psc_F's hb;eco;hb), and each seq_cst access mo- or rb-before a store
+// that happens before it (psc_base's scb;hb). It has no successor yet, so
+// it closes no cycle. The first one starts the graph.
+void weak_memory::seq_cst_fence(op_state& o, operation_id me) {
+  if (!graph_) {
+    graph_ = true;
+    sc_prefix_ = sc_.at;
+    // Only a seq_cst store before it can be hidden behind: nothing enters a
+    // seq_cst load but what ran before it, so one that precedes every node
+    // closes no cycle a node of it would not.
+    if (std::any_of(sc_prefix_.begin(), sc_prefix_.end(), [](std::uint32_t s) { return s != 0; })) note_kind(32);
+  }
+  const auto index = static_cast<std::uint32_t>(nodes_.size());
+  {
+    sc_node f;
+    f.op = me;
+    f.fence = true;
+    f.last_fence = index;
+    f.before = o.current;
+    nodes_.push_back(std::move(f));
+  }
+  clock_nodes(o.current.fences, false, preds_);
+  for (std::uint32_t p : preds_) psc_edge(p, index);
+  const view& before = nodes_[index].before;
+  const auto seen_at = [&](object_id x) { return position(x, seen(before, x)); };
   for (const fenced_access& l : fenced_loads_)
-    if (position(l.x, l.store) < position(l.x, seen(before, l.x))) {
-      fence_sources(l.fences);
-      for (std::uint32_t a : sources_) psc_edge(a, index);
+    if (position(l.x, l.store) < seen_at(l.x)) {
+      clock_nodes(l.fences, true, preds_);
+      for (std::uint32_t a : preds_) psc_edge(a, index);
     }
   for (const fenced_access& w : fenced_stores_)
-    if (position(w.x, w.store) <= position(w.x, seen(before, w.x))) {
-      fence_sources(w.fences);
-      for (std::uint32_t a : sources_) psc_edge(a, index);
+    if (position(w.x, w.store) <= seen_at(w.x)) {
+      clock_nodes(w.fences, true, preds_);
+      for (std::uint32_t a : preds_) psc_edge(a, index);
     }
-  if (fences_of_.size() <= me) fences_of_.resize(me + 1);
-  fences_of_[me].push_back(index);
+  const std::vector<std::uint32_t>& happened = before.happened();
+  for (std::uint32_t n = 0; n < index; ++n) {
+    const sc_node& a = nodes_[n];
+    if (!a.fence && position(a.x, a.store) < position(a.x, a.x < happened.size() ? happened[a.x] : 0))
+      psc_edge(n, index);
+  }
+  if (nodes_of_.size() <= me) nodes_of_.resize(me + 1);
+  nodes_of_[me].push_back(index);
   if (o.current.fences.size() <= me) o.current.fences.resize(me + 1, 0);
-  o.current.fences[me] = static_cast<std::uint32_t>(fences_of_[me].size());
-  // Published for the seq_cst accesses after it (positions only: the seq_cst
-  // order is not happens-before): the stores that happen before it, not
-  // those it only read. A seq_cst access E after it is psc-before it when E
-  // is mo-before (or reads mo-before) a store that happens before it
-  // (psc_base's scb;hb?); a store it only read is related to E by rf;mo,
-  // which scb leaves out: `r1=x; F; r2=y || y=1; x=1 (seq_cst) || x=2`
-  // allows r1=2 with x=1 before x=2 in mo.
-  join_stores(sc_fenced_.at, o.current.happened());
+  o.current.fences[me] = static_cast<std::uint32_t>(nodes_of_[me].size());
 }
 
 std::uint32_t weak_memory::insert(object_id x, std::size_t at_position, const void* value, std::size_t size,
@@ -313,12 +379,10 @@ void weak_memory::load(object_id x, std::memory_order order, void* value, std::s
   // Any store from the newest this operation has seen onwards in mo (coherence);
   // a seq_cst load also from the newest the seq_cst order has published for x
   // onwards. Choice 0 is the newest, k the k-th older.
+  const bool sc = order == std::memory_order_seq_cst;
   std::size_t oldest = position(x, seen(o.current, x));
-  if (order == std::memory_order_seq_cst) {
-    sc_access();
-    oldest = std::max<std::size_t>(oldest, position(x, seen(sc_, x)));
-  }
-  if (!o.current.fences.empty()) oldest = std::max(oldest, psc_floor(x, o.current.fences));
+  if (sc) oldest = std::max<std::size_t>(oldest, position(x, seen(sc_, x)));
+  if (graph_) [[unlikely]] oldest = std::max(oldest, psc_floor(x, o.current.fences, sc));
   const std::size_t candidates = latest ? 1 : l.order.size() - oldest;
   std::uint64_t k = 0;
   if (candidates > 1) {
@@ -334,10 +398,7 @@ void weak_memory::load(object_id x, std::memory_order order, void* value, std::s
   last_.read = l.stores[store].event;
   read_from(next_event(me, o), x, store);
   if (k > 0) note(x, store, false, order);
-  if (!o.current.fences.empty()) {
-    psc_order(x, position(x, store), o.current.fences);
-    fenced_loads_.push_back({x, store, o.current.fences});
-  }
+  if (graph_) [[unlikely]] psc_record(x, position(x, store), o, me, sc, false, store);
   // The message first: an acquire load of a release store then finds the
   // store in it, and its view stays unsplit (weak_memory.hpp, view).
   const view& message = locations_[x].stores[store].message;
@@ -360,12 +421,10 @@ bool weak_memory::store(object_id x, std::memory_order order, const void* curren
   // only against seq_cst events (psc), and T1: x=1; y=1 || a=y; x=2 (seq_cst)
   // may end with a=1 and x=1. Choice 0 appends.
   // Place k is the k-th such position counted back from the end.
+  const bool sc = order == std::memory_order_seq_cst;
   std::size_t oldest = position(x, seen(o.current, x));
-  if (order == std::memory_order_seq_cst) {
-    sc_access();
-    oldest = std::max<std::size_t>(oldest, position(x, seen(sc_, x)));
-  }
-  if (!o.current.fences.empty()) oldest = std::max(oldest, psc_floor(x, o.current.fences));
+  if (sc) oldest = std::max<std::size_t>(oldest, position(x, seen(sc_, x)));
+  if (graph_) [[unlikely]] oldest = std::max(oldest, psc_floor(x, o.current.fences, sc));
   const auto allowed = [&](std::size_t p) { return !l.stores[l.order[p - 1]].read_by_rmw; };
   std::size_t places = 1;
   for (std::size_t p = l.order.size() - 1; p > oldest; --p) places += allowed(p) ? 1 : 0;
@@ -390,10 +449,7 @@ bool weak_memory::store(object_id x, std::memory_order order, const void* curren
   locations_[x].stores[store].event = next_event(me, o);
   last_.written = locations_[x].stores[store].event;
   if (!newest) note(x, store, true, order);
-  if (!o.current.fences.empty()) {
-    psc_order(x, position(x, store), o.current.fences);
-    fenced_stores_.push_back({x, store, o.current.fences});
-  }
+  if (graph_) [[unlikely]] psc_record(x, position(x, store), o, me, sc, true, store);
   raise(o.current, x, store);
   message_of_store(o, x, is_release(order), store, locations_[x].stores[store].message);
   if (order == std::memory_order_seq_cst) raise(sc_, x, store);
@@ -425,12 +481,15 @@ std::uint32_t weak_memory::choose_rmw_read(location& l, object_id x, op_state& o
                                            const std::source_location& loc) {
   const bool sc_success = order == std::memory_order_seq_cst, sc_failure = failure == std::memory_order_seq_cst;
   if (!sc_success || !sc_failure) split_hb();
-  if (sc_success || sc_failure) sc_access();
-  // The floors of load(): coherence, psc_F, and for a seq_cst read the
-  // seq_cst stores. A compare-exchange's two orders may differ in the last.
-  std::size_t oldest = position(x, seen(o.current, x));
-  if (!o.current.fences.empty()) oldest = std::max(oldest, psc_floor(x, o.current.fences));
-  const std::size_t sc_oldest = std::max<std::size_t>(oldest, position(x, seen(sc_, x)));
+  // The floors of load(): coherence, psc, and for a seq_cst read the
+  // seq_cst stores. A compare-exchange's two orders may differ in the last two.
+  const std::size_t coherent = position(x, seen(o.current, x));
+  std::size_t oldest = coherent, sc_oldest = coherent;
+  if (graph_) [[unlikely]] {
+    oldest = std::max(coherent, psc_floor(x, o.current.fences, false));
+    if (sc_success || sc_failure) sc_oldest = std::max(coherent, psc_floor(x, o.current.fences, true));
+  }
+  sc_oldest = std::max<std::size_t>(sc_oldest, position(x, seen(sc_, x)));
   const std::size_t succeeds_from = sc_success ? sc_oldest : oldest, fails_from = sc_failure ? sc_oldest : oldest;
   const std::size_t lowest = expected == nullptr ? succeeds_from : std::min(succeeds_from, fails_from);
   const std::uint32_t newest = l.order.back();
@@ -463,7 +522,6 @@ bool weak_memory::rmw(object_id x, std::memory_order order, const void* before, 
   // The store rmw_read chose (which took the seq_cst order's step), else the newest.
   const bool chosen = rmw_read_.chosen && rmw_read_.x == x && rmw_read_.by == me;
   rmw_read_.chosen = false;
-  if (!chosen && order == std::memory_order_seq_cst) sc_access();
   if (order != std::memory_order_seq_cst) split_hb();
   return record_rmw(l, x, me, op(me), order, chosen ? rmw_read_.store : l.order.back(), after, size, wrote);
 }
@@ -483,10 +541,7 @@ bool weak_memory::record_rmw(location& l, object_id x, operation_id me, op_state
     last_.newest = newest;
   }
   if (!newest) note(x, read, false, order);
-  if (!wrote && !o.current.fences.empty()) {
-    psc_order(x, position(x, read), o.current.fences);
-    fenced_loads_.push_back({x, read, o.current.fences});
-  }
+  if (!wrote && graph_) [[unlikely]] psc_record(x, position(x, read), o, me, sc, false, read);
   join(is_acquire(order) ? o.current : o.pending_acquire, l.stores[read].message);
   raise_read(o.current, x, read);
   if (wrote) {
@@ -495,11 +550,7 @@ bool weak_memory::record_rmw(location& l, object_id x, operation_id me, op_state
     const std::uint32_t store = insert(x, position(x, read) + 1, after, size, me, engine_.step_where());  // may move l.stores
     last_written_ = store;
     l.stores[store].event = event;
-    if (!o.current.fences.empty()) {
-      // Before newer stores some fence saw, it follows the fences before it.
-      psc_order(x, position(x, store), o.current.fences);
-      fenced_stores_.push_back({x, store, o.current.fences});
-    }
+    if (graph_) [[unlikely]] psc_record(x, position(x, store), o, me, sc, true, store);
     raise(o.current, x, store);
     view& message = l.stores[store].message;
     message_of_store(o, x, is_release(order), store, message);

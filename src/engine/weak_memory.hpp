@@ -10,11 +10,11 @@
 // store after a release fence, the release sequence's for a read-modify-write).
 // A read-modify-write reads a store it chooses, as a load does, among those
 // no other read-modify-write read, and goes right after it in mo (RC11's
-// atomicity). seq_cst accesses meet in one global view, in the order the
-// engine runs them; seq_cst fences are ordered by the graph (psc_F, checked: sc_fence
-// below). Every choice (which store a load reads, where in mo a
-// store goes) is a recorded data choice of the engine, choice 0 being the
-// sequentially consistent one. docs/memory-model.md says what is modelled.
+// atomicity). RC11's SC axiom is checked on a graph of the seq_cst fences
+// and accesses (sc_node below), except that seq_cst accesses of one location
+// are ordered as they run (the global view sc_). Every choice (which store a
+// load reads, where in mo a store goes) is a recorded data choice of the
+// engine, choice 0 being the sequentially consistent one. docs/memory-model.md says what is modelled.
 #pragma once
 
 #include <atomic>
@@ -101,8 +101,10 @@ class weak_memory {
   // seq_cst accesses after it; it is kept only once the two differ (`split`;
   // unsplit, hb is `at`), so tests whose loads only acquire release stores
   // (seq_cst ones among them) never copy it. `fences` travels with it along
-  // happens-before: by operation id, how many of that operation's seq_cst
-  // fences happen before (psc_F below).
+  // happens-before: by operation id, how many of that operation's nodes of
+  // the psc graph (its seq_cst fences, and its seq_cst accesses after the
+  // iteration's first fence) happen before (sc_node below); empty until
+  // then.
   struct view {
     std::vector<std::uint32_t> at;
     std::vector<std::uint32_t> fences;
@@ -225,54 +227,77 @@ class weak_memory {
   std::uint64_t next_event(operation_id me, op_state& o);
   void read_from(std::uint64_t event, object_id x, std::uint32_t store);
 
-  // seq_cst fences (RC11's psc_F, Lahav et al. PLDI 2017): two fences F1, F2
-  // are ordered F1 before F2 when F1 hb;eco?;hb F2, and psc asks that order to
-  // be acyclic. Fences do not meet in the seq_cst view in the order they run
-  // (that made dpor run both orders of two fences, one graph twice). Instead
-  // the order is checked, as GenMC does: a load or a store that would close a
-  // cycle may not read or go that far back in mo (psc_floor). A seq_cst access
-  // between two fences in the run still orders them through the seq_cst view
-  // (sc_fenced_), as before.
-  struct sc_fence {
+  // RC11's SC axiom (psc acyclic, Lahav et al. PLDI 2017) on a graph, as
+  // GenMC checks it: from an iteration's first seq_cst fence on, each
+  // seq_cst fence and each seq_cst access is a node, and an edge A -> B
+  // stands for A psc B: hb between nodes (each view's `fences` clock counts,
+  // by operation, the nodes that happen before it); psc_F between fences
+  // (hb;eco;hb, through any event); psc_base's mo and rb (an access mo- or
+  // rb-before a seq_cst store, or before a store that happens before a
+  // fence), from a seq_cst access or from the fences that happen before the
+  // access. scb's hb parts are taken as all of hb, which only adds edges.
+  // Edges into an older node come only from a new event, so the graph stays
+  // acyclic when each event's choice closes no cycle: an access may not read,
+  // or go, so far back in mo that a node it would precede reaches it (or a
+  // fence before it). Reading older closes more, so the allowed stores are a
+  // suffix of mo (psc_floor). Two orders are still the run's:
+  // - a seq_cst access of x goes after the seq_cst stores of x that ran
+  //   before it (sc_, and an edge from the newest such node);
+  // - the seq_cst accesses that ran before the first fence (no nodes: seq_cst
+  //   atomics alone pay nothing for the graph) precede every node: an event
+  //   some fence happens before never reads or goes before their stores
+  //   (sc_prefix_). (For their loads that is exact: no edge enters a load
+  //   but from what ran before it.)
+  static constexpr std::uint32_t no_node = ~0u;
+  struct sc_node {
     operation_id op = 0;
-    std::uint64_t epoch = 0;   // seq_cst accesses before it
-    view before;               // what its operation had seen at it (at) and the fences before it
-    std::vector<std::uint32_t> preds;  // fences ordered before it, by index in sc_fences_
+    bool fence = false;
+    bool writes = false;        // a seq_cst store or read-modify-write that wrote
+    object_id x = 0;            // an access's location
+    std::uint32_t store = 0;    // the store it wrote, or (a load) read
+    std::uint32_t last_fence = no_node;  // its operation's latest fence at or before it
+    view before;                // a fence's: what its operation had seen (at) and what happened before (hb)
+    std::vector<std::uint32_t> preds;  // nodes ordered right before it
   };
-  // A load some seq_cst fence happens before, and the store it read; or a
-  // store some seq_cst fence happens before (kept apart from store_record, so
-  // that tests without seq_cst fences pay nothing for them).
+  // An access some fence happens before (a seq_cst one, a node, too), with
+  // its clock, for psc_F with the fences after it: a load and the store it
+  // read, or a store.
   struct fenced_access {
     object_id x = 0;
     std::uint32_t store = 0;
     std::vector<std::uint32_t> fences;  // view::fences at the access
   };
-  // The latest fence of each operation in `fences` (a view's), into out_.
-  void fence_sources(const std::vector<std::uint32_t>& fences);
-  // The oldest position in x's mo that an access after the fences `fences`
-  // may read or be placed after without a psc_F cycle: reading an older
-  // store, or going before it, would put a fence that follows one of them in
-  // psc before it.
-  std::size_t psc_floor(object_id x, const std::vector<std::uint32_t>& fences);
-  // An access after `fences` read (or was placed at) mo position `pos` of x:
-  // each fence whose own view held a newer store of x now follows them.
-  void psc_order(object_id x, std::size_t pos, const std::vector<std::uint32_t>& fences);
+  // The latest node (or, `fences_only`, fence) of each operation a clock counts, into out.
+  void clock_nodes(const std::vector<std::uint32_t>& clock, bool fences_only, std::vector<std::uint32_t>& out) const;
+  // The position in x's mo below which an access at x goes mo- or rb-before
+  // node n (or, for a fence, before a store that happens before it; `seen`,
+  // before one its operation had seen, psc_F's eco;hb).
+  std::size_t node_floor(const sc_node& n, object_id x, bool seen) const;
+  // Every node that reaches one in reach_ (the seeds on entry), into reach_.
+  void ancestors();
+  // The oldest position in x's mo that an access with clock `clock` (a
+  // seq_cst one when `sc`) may read, or be placed right after, closing no
+  // psc cycle.
+  std::size_t psc_floor(object_id x, const std::vector<std::uint32_t>& clock, bool sc);
+  // The access ran at coordinate c of x (the position of the store it read,
+  // or of its own store): its edges, and its node when `sc`.
+  void psc_record(object_id x, std::size_t c, op_state& o, operation_id me, bool sc, bool writes, std::uint32_t store);
   void psc_edge(std::uint32_t from, std::uint32_t to);
   void seq_cst_fence(op_state& o, operation_id me);
-  void sc_access();  // a seq_cst access: fences before it in the run precede what follows
-  std::vector<sc_fence> sc_fences_;
-  std::vector<std::vector<std::uint32_t>> fences_of_;  // by operation: its seq_cst fences' indices
+  bool graph_ = false;  // a seq_cst fence ran in this iteration: nodes are kept
+  std::vector<sc_node> nodes_;
+  std::vector<std::vector<std::uint32_t>> nodes_of_;  // by operation: its nodes' indices
+  std::vector<std::uint32_t> last_sc_store_node_;     // by object: 1 + its newest seq_cst store's node, 0 none
+  std::vector<std::uint32_t> sc_prefix_;              // sc_.at at the first fence
   std::vector<fenced_access> fenced_loads_, fenced_stores_;
-  std::vector<std::uint32_t> sources_, reach_;         // scratch of psc_floor
-  std::vector<char> seen_fence_;
-  std::uint64_t sc_epoch_ = 0;
-  view sc_fenced_;  // seq_cst fences publish here; the next seq_cst access moves it into sc_
+  std::vector<std::uint32_t> sources_, reach_, preds_;  // scratch
+  std::vector<char> marked_;
 
   engine& engine_;
   std::vector<location> locations_;  // index = object id
   std::vector<op_state> ops_;        // index = operation id
   std::vector<view> released_;       // index = object id: views released to locks, futures...
-  view sc_;                          // seq_cst operations and fences meet here
+  view sc_;                          // seq_cst stores, for the seq_cst accesses after them
   std::uint32_t last_read_ = 0;
   std::uint32_t last_written_ = 0;
   // rmw_read's choice, for the rmw() call of the same step.
@@ -292,20 +317,31 @@ class weak_memory {
   std::vector<std::uint64_t> choice_names_;  // choice::names of the choice being made
   // The kinds of atomic event the iteration ran: 1, a seq_cst access; 2, an
   // access of a weaker order; 4, a seq_cst fence; 8, a second seq_cst access
-  // of one location. 1 and 4, or 2 and 8: the model ordered seq_cst accesses
-  // (those of one location, or against a fence) as they ran, where RC11's SC
-  // axiom may order them otherwise, and the engine's outcome says so
-  // (iteration_outcome::sc_in_run_order). Anything else is exact: seq_cst
-  // accesses alone are, and so are seq_cst accesses of distinct locations
-  // among weaker ones without a seq_cst fence (psc then relates them only
-  // through hb, which the run follows, and the model orders them no more).
+  // of one location; 16, seq_cst accesses by two operations; 32, a seq_cst
+  // store or read-modify-write before the first seq_cst fence. Where the
+  // model orders more than psc, it may hide executions RC11 allows, and the
+  // engine's outcome says so
+  // (iteration_outcome::sc_in_run_order): 2 and 8 (a seq_cst access after a
+  // seq_cst store of its location in the run goes after it), 2, 4 and 16
+  // (scb's hb parts taken as all of hb between seq_cst accesses of two
+  // operations), 2, 4 and 32 (sc_prefix_). Without an access weaker than
+  // seq_cst, every RC11 execution has an interleaving whose run order
+  // follows psc (po and rf among seq_cst accesses and fences are psc
+  // edges), where these orders hold; without a fence, psc relates seq_cst
+  // accesses of distinct locations only through hb, which the run follows.
   std::uint8_t kinds_ = 0;
+  operation_id sc_op_ = 0;  // the first operation with a seq_cst access (16)
   void note_kind(std::uint8_t kind);
+  operation_id engine_running() const;
   void record(weak_access::what kind, bool sc, object_id x) {
     const bool fence = kind == weak_access::what::fence;
     if (const std::uint8_t k = fence ? (sc ? 4 : 0) : (sc ? 1 : 2); (kinds_ & k) != k) [[unlikely]]
       note_kind(k);
     if (sc && !fence) {
+      if (const operation_id me = engine_running(); sc_op_ != me) [[unlikely]] {
+        if (sc_op_ == 0) sc_op_ = me;
+        else if ((kinds_ & 16) == 0) note_kind(16);
+      }
       location& l = locations_[x];
       if (!l.sc_accessed) l.sc_accessed = true;
       else if ((kinds_ & 8) == 0) [[unlikely]] note_kind(8);

@@ -52,9 +52,10 @@ std::vector<std::string> statistics::caveats() const {
                               "publishes atomic)",
                               share_of(plain_unseen_iterations, iterations)));
   if (sc_in_run_order_iterations > 0)
-    out.push_back(fmt::format("{} mixed seq_cst atomic accesses of one location with weaker orders, or seq_cst "
-                              "accesses with seq_cst fences; heddle orders those seq_cst accesses, and fences against "
-                              "them, as they ran, where RC11's SC axiom may order them otherwise, so executions RC11 "
+    out.push_back(fmt::format("{} mixed atomic orders weaker than seq_cst with seq_cst accesses of one location, or "
+                              "with seq_cst fences and seq_cst accesses of two threads or seq_cst stores before the "
+                              "first fence; heddle orders those seq_cst accesses as they ran (of two threads, by "
+                              "happens-before), where RC11's SC axiom may order them otherwise, so executions RC11 "
                               "allows there may be missing (docs/memory-model.md, \"What is approximated\")",
                               share_of(sc_in_run_order_iterations, iterations)));
   if (held_wait_iterations > 0)

@@ -342,12 +342,10 @@ bool dpor_strategy::absorb_weak() {
   f.newest = w.newest;
   if (w.kind != weak_access::what::fence) f.object = w.object;
   if (w.kind == weak_access::what::fence && w.sc) {
-    f.fenced = false;
-    for (std::size_t k = events_.size() - 1; k-- > 0;) {
+    f.first_sc_fence = true;
+    for (std::size_t k = events_.size() - 1; k-- > 0 && f.first_sc_fence;) {
       const footprint& g = events_[k].f;
-      if (g.invisible || g.wk == weak_access::what::none) continue;
-      if (g.global || (g.sc && g.wk == weak_access::what::fence)) f.fenced = true;
-      if (g.global || g.sc) break;
+      if (!g.invisible && !g.global && g.sc && g.wk == weak_access::what::fence) f.first_sc_fence = false;
     }
   }
   if ((w.kind == weak_access::what::load || w.kind == weak_access::what::rmw) && f.cands.empty())

@@ -67,10 +67,10 @@ struct footprint {
   std::uint64_t wrote = 0;  // store, rmw: the store made
   std::uint64_t pred = 0;   // store, rmw: placed right after this store in mo
   bool newest = false;      // store, rmw: placed last in mo
-  // seq_cst fence: a seq_cst fence ran since the last seq_cst access before
-  // it (or a step made several accesses), so a seq_cst access run just before
-  // it would have ordered that fence before it (weak_memory.cpp, sc_access).
-  bool fenced = false;
+  // seq_cst fence: no seq_cst fence ran before it in the iteration (or one
+  // may have, in a step of several accesses): it starts the psc graph
+  // (weak_memory.hpp, sc_prefix_).
+  bool first_sc_fence = false;
   // A sleeping atomic access (sleep entries only): the stores made since it
   // was put to sleep that give it outcomes it has not explored: loads that
   // may read them, stores that may be placed right after them. Empty: it is

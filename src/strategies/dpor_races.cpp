@@ -72,8 +72,10 @@ bool dpor_strategy::dependent(const footprint& a, const footprint& b) const {
 //   either order (a seq_cst store goes after the seq_cst stores only, so it
 //   may go before or after the plain store whichever ran first);
 // - seq_cst accesses also meet in the seq_cst view: a seq_cst store and a
-//   later seq_cst load or store of its location, and a seq_cst fence and any
-//   seq_cst access, are dependent as in an interleaving;
+//   later seq_cst load or store of its location are dependent as in an
+//   interleaving; so are a seq_cst fence and any seq_cst access (those that
+//   ran before the iteration's first fence precede every fence and access
+//   after it, weak_memory.hpp, sc_prefix_);
 // - two seq_cst fences commute: the model checks their order (psc_F) on the
 //   graph instead of taking it from the run (weak_memory.hpp, sc_fence), so
 //   either order leaves the same state, and a load after one of them may read
@@ -125,13 +127,19 @@ bool dpor_strategy::stays_asleep(footprint& sleeping, const footprint& b) const 
   if (sleeping.wk == w::fence || b.wk == w::fence) {
     if (sleeping.wk == w::fence && b.wk == w::fence) return true;
     if (sleeping.wk == w::fence && sleeping.sc && b.sc) return false;
-    // With the seq_cst fence first, a load may read only less: it stays
-    // asleep, unless a seq_cst fence ran since the last seq_cst access: the
-    // load run before this fence would have ordered that one before it in
-    // psc and given it that one's view (weak_memory.cpp, sc_access), which
-    // the load run after it does not. A seq_cst store is woken: run after
-    // it, the fence joins it.
-    if (b.wk == w::fence && b.sc && sleeping.sc && (sleeping.wk != w::load || b.fenced)) return false;
+    // A seq_cst store or read-modify-write is woken by the iteration's first
+    // seq_cst fence: run after it, it is a node of the psc graph; run before
+    // it, it precedes every node, and an access after a fence may never go
+    // mo- or rb-before it (weak_memory.hpp, sc_prefix_). A seq_cst load run
+    // right after the first fence is a node with no predecessor: nothing
+    // can reach it (no edge enters a load but from what happens before it),
+    // so it closes no cycle and constrains nothing more than run before the
+    // fence; it may read what it read. After a later fence every seq_cst
+    // access stays asleep: the fence has no successor in the graph yet, so
+    // it changes nothing the access may do, and the edges between the two
+    // (the access mo- or rb-before a store that happens before the fence)
+    // are the same in either order.
+    if (b.wk == w::fence && b.sc && sleeping.sc && sleeping.wk != w::load && b.first_sc_fence) return false;
     return true;
   }
   if (sleeping.object != b.object) return true;

@@ -52,8 +52,10 @@ inline dpor_run explore_dpor_rc11(const std::function<outcome()>& body) {
   EXPECT_TRUE(r.stats.schedules_are_executions);
   // Tests of atomics alone, in a binary not built with heddle-c++: plain
   // memory is not seen, which the verdict says when weaker orders were used;
-  // where seq_cst accesses of one location met weaker orders, or seq_cst
-  // accesses met seq_cst fences, they ran in run order, which it says too (verdict.rc11_pass_that_mixes_seq_cst_accesses_with_weaker_orders_says_they_ran_in_order).
+  // where weaker orders met seq_cst accesses of one location, or seq_cst
+  // fences and seq_cst accesses of two threads or seq_cst stores before the
+  // first fence, the model ordered some of them as they ran, which it says
+  // too (verdict.rc11_pass_that_mixes_seq_cst_accesses_with_weaker_orders_says_they_ran_in_order).
   EXPECT_EQ(r.verdict(), "passed: explored all " + std::to_string(r.stats.schedules) + " execution" +
                              (r.stats.schedules == 1 ? "" : "s") + ", verified under RC11" +
                              (r.stats.plain_unseen_iterations > 0 ? " for atomics only" : "") +
