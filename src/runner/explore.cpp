@@ -170,6 +170,14 @@ result detail::explore_as_given(const options& opts, std::function<void()> body,
   if (!opts.replay.empty()) return replay(opts, body, id);
   // A bad spec is a usage error before anything runs, here as in workers.
   const std::unique_ptr<detail::strategy> probe = make_strategy(opts.strategy, {.fair_after = opts.fair_after});
+  // Interrupted before it began (an earlier test of the binary took the
+  // Ctrl-C): nothing runs, and the result says so (status not_run).
+  if (interrupt_scope::requested()) {
+    result res;
+    res.interrupted = true;
+    res.stats.memory_model = opts.memory_model;
+    return res;
+  }
   const run_context run{opts, id, std::move(body), test_directory(opts, id), std::move(reduce)};
   result res = opts.parallel == 0 ? run_here(run) : run_workers(run);
   res.stats.memory_model = opts.memory_model;

@@ -11,9 +11,8 @@ void on_interrupt(int) { interrupted = 1; }
 }  // namespace
 
 interrupt_scope::interrupt_scope() {
-  if (active) return;
+  if (active || interrupted != 0) return;
   active = installed_ = true;
-  interrupted = 0;
   struct sigaction action{};
   action.sa_handler = &on_interrupt;
   action.sa_flags = SA_RESETHAND;  // a second Ctrl-C ends the process

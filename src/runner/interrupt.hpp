@@ -4,7 +4,10 @@
 //
 // Contract: while an interrupt_scope lives, SIGINT and SIGTERM set a flag
 // (requested()) and restore the default action; the destructor restores what
-// was installed before. Scopes do not nest (an inner one is inert).
+// was installed before. Scopes do not nest (an inner one is inert). The flag
+// stays set for the rest of the process: a binary of many tests stops at the
+// first interrupt instead of going on with the next test, and a scope made
+// after it installs nothing, so the next Ctrl-C ends the process.
 #pragma once
 
 #include <csignal>

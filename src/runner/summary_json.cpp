@@ -32,6 +32,7 @@ std::vector<std::uint64_t> unhex_all(const json& j) {
 std::string status_of(const result& r) {
   if (r.bug) return r.bug->kind == bug_kind::crash || r.bug->kind == bug_kind::stack_overflow ? "crash" : "bug";
   if (r.divergence) return "diverged";
+  if (r.interrupted && r.stats.iterations == 0) return "not_run";
   return "passed";
 }
 

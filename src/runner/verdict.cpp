@@ -75,6 +75,8 @@ std::vector<std::string> statistics::caveats() const {
 std::string result::verdict() const {
   if (bug) return fmt::format("bug: {}: {}", to_string(bug->kind), bug->message);
   if (divergence) return "diverged: " + *divergence;
+  if (interrupted && stats.iterations == 0) return "not run: interrupted (SIGINT or SIGTERM) before it began";
+  if (interrupted) return detail::pass_verdict(stats) + " (stopped early: interrupted by SIGINT or SIGTERM)";
   return detail::pass_verdict(stats);
 }
 

@@ -478,6 +478,39 @@ assert 0 < t["stats"]["iterations"] < 100000000, t["stats"]["iterations"]
 PY
     ;;
 
+  sigint_stops_a_binary_of_many_tests_at_the_first)
+    # One Ctrl-C stops the whole binary, not only the test it lands in: the
+    # interrupted test says it stopped early, the tests after it run nothing
+    # and say so (not a pass).
+    setsid "$heddle" test "$verdicts" --filter 'verdict.seq_cst*:verdict.long*' --iterations 100000000 \
+      --strategy random --parallel 2 --out out --json-out interrupted.json >"$work/stdout" 2>"$work/stderr" &
+    cli=$!
+    for _ in $(seq 200); do pgrep -P $cli >/dev/null && break; sleep 0.05; done
+    sleep 1
+    kill -INT -- -$cli
+    for _ in $(seq 600); do kill -0 $cli 2>/dev/null || break; sleep 0.1; done
+    if kill -0 $cli 2>/dev/null; then
+      kill -KILL -- -$cli
+      fail "heddle test still ran 60 s after one SIGINT"
+    fi
+    wait $cli
+    rc=$? out=$(<"$work/stdout") err=$(<"$work/stderr")
+    last_command="heddle test of two tests (interrupted by SIGINT)"
+    expect_exit 0
+    expect_stdout "verdict.seq_cst_double_checked_locking  passed: no bug in"
+    expect_stdout "(stopped early: interrupted by SIGINT or SIGTERM)"
+    expect_stdout "verdict.long_running  not run (interrupted by SIGINT or SIGTERM before it began)"
+    expect_stdout "heddle: no bug found before the interrupt: 2 tests stopped early or did not run"
+    python3 - interrupted.json <<'PY' || fail "the interrupted run's summary is wrong (see above)"
+import json, sys
+first, second = json.load(open(sys.argv[1]))["tests"]
+assert first["status"] == "passed" and first["interrupted"] is True, first
+assert 0 < first["stats"]["iterations"] < 100000000, first["stats"]["iterations"]
+assert second["status"] == "not_run" and second["interrupted"] is True, second
+assert second["stats"]["iterations"] == 0 and second["verified"] is False, second
+PY
+    ;;
+
   unknown_strategy_is_one_line_and_exit_2)
     run "$heddle" test "$buggy" --strategy bogus --out out
     expect_one_line_error "unknown strategy 'bogus'"

@@ -122,7 +122,8 @@ void print_text_summary(const std::vector<test_outcome>& tests, const std::strin
       const std::string verdict = t.record.value("verdict", "");
       const json caveats = t.record.value("caveats", json::array());
       const bool cut = stats.value("max_steps_hits", std::uint64_t{0}) > 0;
-      if (!verdict.empty() && (cut || stats.value("exhausted", false) || !caveats.empty())) {
+      const bool interrupted = t.record.value("interrupted", false);
+      if (!verdict.empty() && (cut || stats.value("exhausted", false) || !caveats.empty() || interrupted)) {
         // A qualified pass: the verdict says what it covers, each caveat what it did not check.
         fmt::print("  {}  {}\n", t.id, verdict);
         fmt::print("      {}\n", stats_text(t.record));
@@ -140,7 +141,10 @@ void print_text_summary(const std::vector<test_outcome>& tests, const std::strin
       continue;
     }
     if (t.status == "not_run") {
-      fmt::print("  {}  not run (the binary stopped before it)\n", t.id);
+      fmt::print("  {}  {}\n", t.id,
+                 t.record.is_object() && t.record.value("interrupted", false)
+                     ? "not run (interrupted by SIGINT or SIGTERM before it began)"
+                     : "not run (the binary stopped before it)");
       continue;
     }
     if (is_bug(t)) {
@@ -166,9 +170,10 @@ void print_text_summary(const std::vector<test_outcome>& tests, const std::strin
     }
     fmt::print("  {}  {}: {}\n", t.id, t.status == "diverged" ? "diverged" : "error", t.message);
   }
-  std::size_t bugs = 0, cut = 0;
+  std::size_t bugs = 0, cut = 0, interrupted = 0;
   for (const test_outcome& t : tests) {
     bugs += is_bug(t) ? 1 : 0;
+    if (t.record.is_object() && t.record.value("interrupted", false)) ++interrupted;
     if (t.status == "passed" && t.record.is_object() &&
         t.record.value("stats", json::object()).value("max_steps_hits", std::uint64_t{0}) > 0)
       ++cut;
@@ -176,6 +181,9 @@ void print_text_summary(const std::vector<test_outcome>& tests, const std::strin
   if (bugs > 0)
     fmt::print("heddle: {} bug{} found in {} test{}\n", bugs, bugs == 1 ? "" : "s", tests.size(),
                tests.size() == 1 ? "" : "s");
+  else if (exit == no_bug && interrupted > 0)
+    fmt::print("heddle: no bug found before the interrupt: {} test{} stopped early or did not run\n", interrupted,
+               interrupted == 1 ? "" : "s");
   else if (exit == no_bug && cut > 0)
     fmt::print("heddle: no bug found, but {} test{} {} cut at --max-steps: what comes after the cut was not checked "
                "(raise --max-steps)\n",
