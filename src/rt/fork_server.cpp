@@ -22,6 +22,7 @@
 #include "rt/run_report.hpp"
 #include "rt/runtime_heap.hpp"
 #include "rt/uncontrolled_inputs.hpp"
+#include "runner/interrupt.hpp"
 #include "runner/iteration_runner.hpp"
 #include "runner/overrides.hpp"
 #include "runner/report.hpp"
@@ -99,7 +100,16 @@ int explore_program(const program_entry& program, run_plan& plan, bool json_summ
   std::uint64_t reproduced = 0;
   std::optional<kept_iteration> learnt;  // the iteration the exit status was learnt from
   nlohmann::json schedules = nlohmann::json::array();  // with record_iterations
+  // Ctrl-C or SIGTERM stops the run after the iteration in flight, which is
+  // not judged: a terminal's Ctrl-C reaches the child too (the whole process
+  // group), so its ending says nothing about the program.
+  const detail::interrupt_scope interrupts;
+  bool interrupted = false;
   for (std::uint64_t n = 0; n < o.iterations; ++n) {
+    if (detail::interrupt_scope::requested()) {
+      interrupted = true;
+      break;
+    }
     const std::uint64_t index = plan.replaying != nullptr ? plan.first_iteration : plan.first_iteration + n;
     // A strategy learns within its learning window only, as in heddle's
     // runner (strategy::learning_window): the same seed explores the same
@@ -111,6 +121,10 @@ int explore_program(const program_entry& program, run_plan& plan, bool json_summ
     plan.chosen->begin_iteration(index, detail::iteration_seed(o.seed, index));
     plan.current_iteration = index;
     iteration_result r = server.run(program);
+    if (detail::interrupt_scope::requested()) {
+      interrupted = true;
+      break;
+    }
     plan.chosen->end_iteration({r.steps.size(), r.found.has_value(), r.hit_max_steps, r.weak_execution});
     ++stats.iterations;
     stats.steps_total += r.steps.size();
@@ -217,16 +231,17 @@ int explore_program(const program_entry& program, run_plan& plan, bool json_summ
   if (!divergence.empty() && plan.replaying != nullptr)
     divergence = fmt::format("replay diverged: {}. {}", divergence, divergence_cause(o.replay, divergence_inputs));
   if (!divergence.empty()) std::fprintf(stderr, "heddle: %s\n", divergence.c_str());
+  const char* const stopped_early = interrupted ? "; stopped early: interrupted by SIGINT or SIGTERM" : "";
   if (!found && divergence.empty() && o.print_report) {
     if (caveats.empty() && !stats.exhausted) {
-      std::fprintf(stderr, "heddle: no bug found in %llu iteration(s) of %s (strategy %s, %.0f iterations/s)\n",
+      std::fprintf(stderr, "heddle: no bug found in %llu iteration(s) of %s (strategy %s, %.0f iterations/s%s)\n",
                    static_cast<unsigned long long>(stats.iterations), plan.program_path.c_str(),
-                   plan.chosen->describe().c_str(), rate);
+                   plan.chosen->describe().c_str(), rate, stopped_early);
     } else {
       // A qualified pass (docs/running.md): what it covers, then what it did not check.
-      std::fprintf(stderr, "heddle: %s (%s, strategy %s, %.0f iterations/s)\n",
+      std::fprintf(stderr, "heddle: %s (%s, strategy %s, %.0f iterations/s%s)\n",
                    detail::pass_verdict(stats).c_str(), plan.program_path.c_str(), plan.chosen->describe().c_str(),
-                   rate);
+                   rate, stopped_early);
       for (const std::string& c : caveats) std::fprintf(stderr, "heddle: not checked: %s\n", c.c_str());
     }
   }
@@ -257,9 +272,11 @@ int explore_program(const program_entry& program, run_plan& plan, bool json_summ
                         {"bounded_choices", stats.bounded_choices},
                         {"held_wait_iterations", stats.held_wait_iterations},
                         {"caveats", caveats},
+                        {"interrupted", interrupted},
                         {"status", found ? "bug" : divergence.empty() ? "passed" : "diverged"}};
     j["verified"] = !found && divergence.empty() && detail::verified(stats);
-    if (!found && divergence.empty()) j["verdict"] = detail::pass_verdict(stats);
+    if (!found && divergence.empty())
+      j["verdict"] = detail::pass_verdict(stats) + (interrupted ? " (stopped early: interrupted by SIGINT or SIGTERM)" : "");
     if (found) {
       j["bug"] = {{"kind", to_string(found->kind)}, {"message", found->message}, {"operation", found->operation},
                   {"step", found->step}};

@@ -24,6 +24,7 @@
 #include "rt/runtime_heap.hpp"
 #include "rt/watchdog.hpp"
 #include "runner/hang_clock.hpp"
+#include "runner/interrupt.hpp"
 
 namespace heddle::rt {
 
@@ -76,6 +77,7 @@ iteration_result iteration_server::run(const program_entry& program) {
     // (runtime_heap.hpp), from the heap every child starts from.
     runtime_heap::forked();
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    detail::interrupt_scope::restore_in_child();  // the program's SIGINT and SIGTERM, not the server's
     // The system call, not the runtime's getppid, whose first call looks the
     // C library's up: a dlsym, a dozen page faults in every child.
     if (static_cast<pid_t>(::syscall(SYS_getppid)) != server) ::_exit(1);

@@ -21,10 +21,13 @@ class interrupt_scope {
   interrupt_scope(const interrupt_scope&) = delete;
   interrupt_scope& operator=(const interrupt_scope&) = delete;
   static bool requested() noexcept;
+  // In a child forked while a scope lives (the push-button fork server's
+  // iteration children): SIGINT and SIGTERM back to what they were before the
+  // scope, so that the program's own dispositions hold there.
+  static void restore_in_child() noexcept;
 
  private:
   bool installed_ = false;
-  struct sigaction saved_int_{}, saved_term_{};
 };
 
 }  // namespace heddle::detail

@@ -458,15 +458,7 @@ PY
     expect_exit 0
     expect_stdout "passed: no bug in"
     expect_file budget.json
-    setsid "$heddle" test "$fixed" --iterations 100000000 --parallel 2 --out out --json-out interrupted.json \
-      >"$work/stdout" 2>"$work/stderr" &
-    cli=$!
-    for _ in $(seq 200); do pgrep -P $cli >/dev/null && break; sleep 0.05; done
-    sleep 0.5
-    kill -INT -- -$cli
-    wait $cli
-    rc=$? out=$(<"$work/stdout") err=$(<"$work/stderr")
-    last_command="heddle test (interrupted by SIGINT)"
+    run_interrupted "$heddle" test "$fixed" --iterations 100000000 --parallel 2 --out out --json-out interrupted.json
     expect_exit 0
     expect_stdout "passed: no bug in"
     expect_file interrupted.json
@@ -482,20 +474,8 @@ PY
     # One Ctrl-C stops the whole binary, not only the test it lands in: the
     # interrupted test says it stopped early, the tests after it run nothing
     # and say so (not a pass).
-    setsid "$heddle" test "$verdicts" --filter 'verdict.seq_cst*:verdict.long*' --iterations 100000000 \
-      --strategy random --parallel 2 --out out --json-out interrupted.json >"$work/stdout" 2>"$work/stderr" &
-    cli=$!
-    for _ in $(seq 200); do pgrep -P $cli >/dev/null && break; sleep 0.05; done
-    sleep 1
-    kill -INT -- -$cli
-    for _ in $(seq 600); do kill -0 $cli 2>/dev/null || break; sleep 0.1; done
-    if kill -0 $cli 2>/dev/null; then
-      kill -KILL -- -$cli
-      fail "heddle test still ran 60 s after one SIGINT"
-    fi
-    wait $cli
-    rc=$? out=$(<"$work/stdout") err=$(<"$work/stderr")
-    last_command="heddle test of two tests (interrupted by SIGINT)"
+    run_interrupted "$heddle" test "$verdicts" --filter 'verdict.seq_cst*:verdict.long*' --iterations 100000000 \
+      --strategy random --parallel 2 --out out --json-out interrupted.json
     expect_exit 0
     expect_stdout "verdict.seq_cst_double_checked_locking  passed: no bug in"
     expect_stdout "(stopped early: interrupted by SIGINT or SIGTERM)"
@@ -508,6 +488,24 @@ assert first["status"] == "passed" and first["interrupted"] is True, first
 assert 0 < first["stats"]["iterations"] < 100000000, first["stats"]["iterations"]
 assert second["status"] == "not_run" and second["interrupted"] is True, second
 assert second["stats"]["iterations"] == 0 and second["verified"] is False, second
+PY
+    ;;
+
+  run_sigint_stops_cleanly_with_a_summary)
+    # heddle run: Ctrl-C reaches the fork server and the iteration's child
+    # alike; the run stops after that iteration, does not judge it (no bug, no
+    # "died of SIGINT"), and its summary says it stopped early.
+    run_interrupted "$heddle" run --iterations 100000000 --format json --out out -- "$plain_dir/plain_abba_deadlock_fixed"
+    expect_exit 0
+    expect_stderr "; stopped early: interrupted by SIGINT or SIGTERM)"
+    [[ $err != *"died of"* ]] || fail "the interrupt was reported as a death"
+    python3 - "$work/stdout" <<'PY' || fail "the interrupted run's summary is wrong (see above)"
+import json, sys
+s = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
+assert s["status"] == "passed" and s["interrupted"] is True, s
+assert 0 < s["iterations"] < 100000000, s["iterations"]
+assert s["verdict"].endswith(" (stopped early: interrupted by SIGINT or SIGTERM)"), s["verdict"]
+assert s["verified"] is False, s
 PY
     ;;
 

@@ -26,6 +26,28 @@ run() {
   err=$(<"$work/stderr")
 }
 
+# run_interrupted ARGS...: runs the command in a session of its own and, once
+# it has a child and a second has passed, sends SIGINT to that whole session,
+# as a terminal's Ctrl-C reaches its foreground process group; fails if the
+# command still runs 60 s later. Sets rc, out and err as run does.
+run_interrupted() {
+  last_command="$* (interrupted by SIGINT)"
+  setsid "$@" >"$work/stdout" 2>"$work/stderr" &
+  local pid=$!
+  for _ in $(seq 200); do pgrep -P $pid >/dev/null && break; sleep 0.05; done
+  sleep 1
+  kill -INT -- -$pid
+  for _ in $(seq 600); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+  if kill -0 $pid 2>/dev/null; then
+    kill -KILL -- -$pid
+    fail "still running 60 s after one SIGINT"
+  fi
+  wait $pid
+  rc=$?
+  out=$(<"$work/stdout")
+  err=$(<"$work/stderr")
+}
+
 expect_exit() { [[ $rc == "$1" ]] || fail "expected exit status $1, got $rc"; }
 expect_stdout() { [[ $out == *"$1"* ]] || fail "stdout does not contain '$1'"; }
 expect_stderr() { [[ $err == *"$1"* ]] || fail "stderr does not contain '$1'"; }
