@@ -6,7 +6,11 @@
 // iteration_server.hpp, what a report shows of it from run_report.hpp.
 #include "rt/fork_server.hpp"
 
+#include <sys/prctl.h>
+#include <unistd.h>
+
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -312,6 +316,12 @@ int explore_program(const program_entry& program, run_plan& plan, bool json_summ
 }  // namespace
 
 int run_program(const program_entry& program, const char* mode) {
+  // The run is its starter's (heddle run or replay, a debugger): when that
+  // process dies, even of SIGKILL, the server stops as on a SIGTERM (after the
+  // iteration in flight, with its summary) instead of running on alone.
+  const pid_t starter = ::getppid();
+  ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (::getppid() != starter) std::raise(SIGTERM);  // it died before prctl
   const bool direct = std::string_view(mode) == "direct";
   const char* format = std::getenv("HEDDLE_RUN_FORMAT");
   const bool json_summary = format != nullptr && std::string_view(format) == "json";

@@ -509,6 +509,23 @@ assert s["verified"] is False, s
 PY
     ;;
 
+  run_stops_when_heddle_is_killed)
+    # The fork server does not outlive the heddle that started it, even one
+    # killed with SIGKILL, which can tell nobody.
+    "$heddle" run --iterations 100000000 --out out -- "$plain_dir/plain_abba_deadlock_fixed" >"$work/stdout" 2>"$work/stderr" &
+    cli=$!
+    server=""
+    for _ in $(seq 200); do server=$(pgrep -P $cli) && break; sleep 0.05; done
+    [[ -n $server ]] || fail "heddle run started no program"
+    sleep 1
+    kill -KILL $cli
+    for _ in $(seq 300); do kill -0 $server 2>/dev/null || break; sleep 0.1; done
+    if kill -0 $server 2>/dev/null; then
+      kill -KILL $server
+      fail "the fork server still ran 30 s after heddle was killed"
+    fi
+    ;;
+
   unknown_strategy_is_one_line_and_exit_2)
     run "$heddle" test "$buggy" --strategy bogus --out out
     expect_one_line_error "unknown strategy 'bogus'"
