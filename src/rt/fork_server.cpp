@@ -235,17 +235,17 @@ int explore_program(const program_entry& program, run_plan& plan, bool json_summ
   if (!divergence.empty() && plan.replaying != nullptr)
     divergence = fmt::format("replay diverged: {}. {}", divergence, divergence_cause(o.replay, divergence_inputs));
   if (!divergence.empty()) std::fprintf(stderr, "heddle: %s\n", divergence.c_str());
-  const char* const stopped_early = interrupted ? "; stopped early: interrupted by SIGINT or SIGTERM" : "";
+  const std::string early_note = interrupted ? fmt::format("; {}", detail::stopped_early) : std::string{};
   if (!found && divergence.empty() && o.print_report) {
     if (caveats.empty() && !stats.exhausted) {
       std::fprintf(stderr, "heddle: no bug found in %llu iteration(s) of %s (strategy %s, %.0f iterations/s%s)\n",
                    static_cast<unsigned long long>(stats.iterations), plan.program_path.c_str(),
-                   plan.chosen->describe().c_str(), rate, stopped_early);
+                   plan.chosen->describe().c_str(), rate, early_note.c_str());
     } else {
       // A qualified pass (docs/running.md): what it covers, then what it did not check.
       std::fprintf(stderr, "heddle: %s (%s, strategy %s, %.0f iterations/s%s)\n",
                    detail::pass_verdict(stats).c_str(), plan.program_path.c_str(), plan.chosen->describe().c_str(),
-                   rate, stopped_early);
+                   rate, early_note.c_str());
       for (const std::string& c : caveats) std::fprintf(stderr, "heddle: not checked: %s\n", c.c_str());
     }
   }
@@ -280,7 +280,8 @@ int explore_program(const program_entry& program, run_plan& plan, bool json_summ
                         {"status", found ? "bug" : divergence.empty() ? "passed" : "diverged"}};
     j["verified"] = !found && divergence.empty() && detail::verified(stats);
     if (!found && divergence.empty())
-      j["verdict"] = detail::pass_verdict(stats) + (interrupted ? " (stopped early: interrupted by SIGINT or SIGTERM)" : "");
+      j["verdict"] = interrupted ? fmt::format("{} ({})", detail::pass_verdict(stats), detail::stopped_early)
+                                 : detail::pass_verdict(stats);
     if (found) {
       j["bug"] = {{"kind", to_string(found->kind)}, {"message", found->message}, {"operation", found->operation},
                   {"step", found->step}};

@@ -76,7 +76,7 @@ std::string result::verdict() const {
   if (bug) return fmt::format("bug: {}: {}", to_string(bug->kind), bug->message);
   if (divergence) return "diverged: " + *divergence;
   if (interrupted && stats.iterations == 0) return "not run: interrupted (SIGINT or SIGTERM) before it began";
-  if (interrupted) return detail::pass_verdict(stats) + " (stopped early: interrupted by SIGINT or SIGTERM)";
+  if (interrupted) return fmt::format("{} ({})", detail::pass_verdict(stats), detail::stopped_early);
   return detail::pass_verdict(stats);
 }
 

@@ -20,4 +20,8 @@ std::string pass_verdict(const statistics& s);
 // names the scope a verified run covers (its memory model and caveats).
 bool verified(const statistics& s) noexcept;
 
+// What a verdict adds when Ctrl-C or SIGTERM ended the run early
+// (runner/interrupt.hpp): explore()'s and heddle run's alike.
+inline constexpr const char* stopped_early = "stopped early: interrupted by SIGINT or SIGTERM";
+
 }  // namespace heddle::detail
