@@ -11,6 +11,9 @@
 // touches GTEST_SHARD_STATUS_FILE, and removes the three variables before
 // GoogleTest sees them: every shard runs every test, each on its share of the
 // iteration indices, instead of GoogleTest splitting the list of tests.
+#include <sys/prctl.h>
+
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -137,6 +140,11 @@ void init(int* argc, char** argv) {
     const std::string value(eq == std::string_view::npos ? std::string_view{} : arg.substr(eq + 1));
     if (name == "result_file") {
       detail::result_file() = value;
+      // Run by `heddle test`: when it dies, even of SIGKILL, this binary stops
+      // as on a SIGTERM (runner/interrupt.hpp) instead of running on alone.
+      const pid_t starter = ::getppid();
+      ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+      if (::getppid() != starter) std::raise(SIGTERM);  // it died before prctl
     } else if (name == "list") {
       detail::flag_overrides()["list"] = "1";
     } else if (detail::is_option_name(name)) {

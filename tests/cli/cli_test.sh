@@ -526,6 +526,46 @@ PY
     fi
     ;;
 
+  sigterm_to_heddle_alone_stops_the_run_cleanly)
+    # A SIGTERM for the CLI's process only (a `timeout` around heddle) goes on
+    # to what it runs: heddle test and heddle run stop cleanly, with a summary.
+    # A SIGKILL for the CLI leaves no test binary behind.
+    "$heddle" test "$fixed" --iterations 100000000 --parallel 2 --out out --json-out term.json >"$work/stdout" 2>"$work/stderr" &
+    cli=$!
+    binary=""
+    for _ in $(seq 200); do binary=$(pgrep -P $cli) && break; sleep 0.05; done
+    [[ -n $binary ]] || fail "heddle test started no test binary"
+    sleep 1
+    kill -TERM $cli
+    for _ in $(seq 600); do kill -0 $cli 2>/dev/null || break; sleep 0.1; done
+    kill -0 $cli 2>/dev/null && { kill -KILL $cli $binary; fail "heddle test still ran 60 s after a SIGTERM"; }
+    wait $cli
+    rc=$? out=$(<"$work/stdout") err=$(<"$work/stderr")
+    last_command="heddle test (SIGTERM to the CLI alone)"
+    expect_exit 0
+    expect_stdout "(stopped early: interrupted by SIGINT or SIGTERM)"
+    "$heddle" run --iterations 100000000 -- "$plain_dir/plain_abba_deadlock_fixed" >"$work/stdout" 2>"$work/stderr" &
+    cli=$!
+    sleep 1.5
+    kill -TERM $cli
+    for _ in $(seq 600); do kill -0 $cli 2>/dev/null || break; sleep 0.1; done
+    kill -0 $cli 2>/dev/null && { pkill -KILL -P $cli; kill -KILL $cli; fail "heddle run still ran 60 s after a SIGTERM"; }
+    wait $cli
+    rc=$? out=$(<"$work/stdout") err=$(<"$work/stderr")
+    last_command="heddle run (SIGTERM to the CLI alone)"
+    expect_exit 0
+    expect_stderr "; stopped early: interrupted by SIGINT or SIGTERM)"
+    "$heddle" test "$fixed" --iterations 100000000 --parallel 0 --out out >"$work/stdout" 2>"$work/stderr" &
+    cli=$!
+    binary=""
+    for _ in $(seq 200); do binary=$(pgrep -P $cli) && break; sleep 0.05; done
+    [[ -n $binary ]] || fail "heddle test started no test binary"
+    sleep 1
+    kill -KILL $cli
+    for _ in $(seq 300); do kill -0 $binary 2>/dev/null || break; sleep 0.1; done
+    kill -0 $binary 2>/dev/null && { kill -KILL $binary; fail "the test binary still ran 30 s after heddle was killed"; }
+    ;;
+
   unknown_strategy_is_one_line_and_exit_2)
     run "$heddle" test "$buggy" --strategy bogus --out out
     expect_one_line_error "unknown strategy 'bogus'"

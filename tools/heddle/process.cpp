@@ -24,6 +24,17 @@
 extern char** environ;
 
 namespace heddle::cli {
+namespace {
+
+// The child run_process waits for; SIGTERM sent to the CLI alone (a `timeout`
+// around heddle, a job runner) goes on to it, which stops cleanly and reports,
+// and the CLI then says what happened.
+volatile pid_t waited_child = 0;
+void forward_sigterm(int) {
+  if (waited_child > 0) ::kill(waited_child, SIGTERM);
+}
+
+}  // namespace
 
 exit_status run_process(const std::string& program, const std::vector<std::string>& args,
                         redirections to, std::chrono::milliseconds limit) {
@@ -46,13 +57,19 @@ exit_status run_process(const std::string& program, const std::vector<std::strin
   sigaddset(&defaults, SIGQUIT);
   posix_spawnattr_setsigdefault(&attributes, &defaults);
   posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF);
-  struct sigaction ignore{}, saved_int{}, saved_quit{};
+  struct sigaction ignore{}, forward{}, saved_int{}, saved_quit{}, saved_term{};
   ignore.sa_handler = SIG_IGN;
+  forward.sa_handler = &forward_sigterm;
+  forward.sa_flags = SA_RESTART;
+  sigemptyset(&forward.sa_mask);
   ::sigaction(SIGINT, &ignore, &saved_int);
   ::sigaction(SIGQUIT, &ignore, &saved_quit);
+  ::sigaction(SIGTERM, nullptr, &saved_term);  // what restore() puts back, whatever happens
   const auto restore = [&] {
+    waited_child = 0;
     ::sigaction(SIGINT, &saved_int, nullptr);
     ::sigaction(SIGQUIT, &saved_quit, nullptr);
+    ::sigaction(SIGTERM, &saved_term, nullptr);
   };
 
   pid_t child = 0;
@@ -63,6 +80,8 @@ exit_status run_process(const std::string& program, const std::vector<std::strin
     restore();
     throw usage_error(fmt::format("cannot run '{}': {}", program, std::strerror(failed)));
   }
+  waited_child = child;
+  ::sigaction(SIGTERM, &forward, &saved_term);
 
   int status = 0;
   bool timed_out = false;
