@@ -512,58 +512,26 @@ PY
   run_stops_when_heddle_is_killed)
     # The fork server does not outlive the heddle that started it, even one
     # killed with SIGKILL, which can tell nobody.
-    "$heddle" run --iterations 100000000 --out out -- "$plain_dir/plain_abba_deadlock_fixed" >"$work/stdout" 2>"$work/stderr" &
-    cli=$!
-    server=""
-    for _ in $(seq 200); do server=$(pgrep -P $cli) && break; sleep 0.05; done
-    [[ -n $server ]] || fail "heddle run started no program"
-    sleep 1
-    kill -KILL $cli
-    for _ in $(seq 300); do kill -0 $server 2>/dev/null || break; sleep 0.1; done
-    if kill -0 $server 2>/dev/null; then
-      kill -KILL $server
-      fail "the fork server still ran 30 s after heddle was killed"
-    fi
+    start_background "$heddle" run --iterations 100000000 --out out -- "$plain_dir/plain_abba_deadlock_fixed"
+    kill -KILL $pid
+    wait_gone $child 30 "the fork server, after heddle was killed,"
     ;;
 
   sigterm_to_heddle_alone_stops_the_run_cleanly)
     # A SIGTERM for the CLI's process only (a `timeout` around heddle) goes on
     # to what it runs: heddle test and heddle run stop cleanly, with a summary.
     # A SIGKILL for the CLI leaves no test binary behind.
-    "$heddle" test "$fixed" --iterations 100000000 --parallel 2 --out out --json-out term.json >"$work/stdout" 2>"$work/stderr" &
-    cli=$!
-    binary=""
-    for _ in $(seq 200); do binary=$(pgrep -P $cli) && break; sleep 0.05; done
-    [[ -n $binary ]] || fail "heddle test started no test binary"
-    sleep 1
-    kill -TERM $cli
-    for _ in $(seq 600); do kill -0 $cli 2>/dev/null || break; sleep 0.1; done
-    kill -0 $cli 2>/dev/null && { kill -KILL $cli $binary; fail "heddle test still ran 60 s after a SIGTERM"; }
-    wait $cli
-    rc=$? out=$(<"$work/stdout") err=$(<"$work/stderr")
-    last_command="heddle test (SIGTERM to the CLI alone)"
+    start_background "$heddle" test "$fixed" --iterations 100000000 --parallel 2 --out out --json-out term.json
+    stop_background TERM
     expect_exit 0
     expect_stdout "(stopped early: interrupted by SIGINT or SIGTERM)"
-    "$heddle" run --iterations 100000000 -- "$plain_dir/plain_abba_deadlock_fixed" >"$work/stdout" 2>"$work/stderr" &
-    cli=$!
-    sleep 1.5
-    kill -TERM $cli
-    for _ in $(seq 600); do kill -0 $cli 2>/dev/null || break; sleep 0.1; done
-    kill -0 $cli 2>/dev/null && { pkill -KILL -P $cli; kill -KILL $cli; fail "heddle run still ran 60 s after a SIGTERM"; }
-    wait $cli
-    rc=$? out=$(<"$work/stdout") err=$(<"$work/stderr")
-    last_command="heddle run (SIGTERM to the CLI alone)"
+    start_background "$heddle" run --iterations 100000000 -- "$plain_dir/plain_abba_deadlock_fixed"
+    stop_background TERM
     expect_exit 0
     expect_stderr "; stopped early: interrupted by SIGINT or SIGTERM)"
-    "$heddle" test "$fixed" --iterations 100000000 --parallel 0 --out out >"$work/stdout" 2>"$work/stderr" &
-    cli=$!
-    binary=""
-    for _ in $(seq 200); do binary=$(pgrep -P $cli) && break; sleep 0.05; done
-    [[ -n $binary ]] || fail "heddle test started no test binary"
-    sleep 1
-    kill -KILL $cli
-    for _ in $(seq 300); do kill -0 $binary 2>/dev/null || break; sleep 0.1; done
-    kill -0 $binary 2>/dev/null && { kill -KILL $binary; fail "the test binary still ran 30 s after heddle was killed"; }
+    start_background "$heddle" test "$fixed" --iterations 100000000 --parallel 0 --out out
+    kill -KILL $pid
+    wait_gone $child 30 "the test binary, after heddle was killed,"
     ;;
 
   unknown_strategy_is_one_line_and_exit_2)

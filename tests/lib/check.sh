@@ -26,26 +26,43 @@ run() {
   err=$(<"$work/stderr")
 }
 
-# run_interrupted ARGS...: runs the command in a session of its own and, once
-# it has a child and a second has passed, sends SIGINT to that whole session,
-# as a terminal's Ctrl-C reaches its foreground process group; fails if the
-# command still runs 60 s later. Sets rc, out and err as run does.
-run_interrupted() {
-  last_command="$* (interrupted by SIGINT)"
-  setsid "$@" >"$work/stdout" 2>"$work/stderr" &
-  local pid=$!
-  for _ in $(seq 200); do pgrep -P $pid >/dev/null && break; sleep 0.05; done
+# start_background ARGS...: runs the command in the background, its output
+# kept as run keeps it; sets pid, and child once the command has started one
+# (fails if it starts none within 10 s); then lets it run a second more.
+start_background() {
+  last_command="$*"
+  "$@" >"$work/stdout" 2>"$work/stderr" &
+  pid=$! child=""
+  for _ in $(seq 200); do child=$(pgrep -P $pid) && break; sleep 0.05; done
+  [[ -n $child ]] || fail "$1 started no child process"
   sleep 1
-  kill -INT -- -$pid
-  for _ in $(seq 600); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
-  if kill -0 $pid 2>/dev/null; then
-    kill -KILL -- -$pid
-    fail "still running 60 s after one SIGINT"
-  fi
+}
+
+# wait_gone PID SECONDS WHAT: fails (killing PID) if PID still runs SECONDS later.
+wait_gone() {
+  for _ in $(seq $(($2 * 10))); do kill -0 $1 2>/dev/null || return 0; sleep 0.1; done
+  kill -KILL $1 2>/dev/null
+  fail "$3 still ran $2 s later"
+}
+
+# stop_background SIGNAL [-group]: sends SIGNAL to the started command (to its
+# whole process group with -group, as a terminal's Ctrl-C reaches its
+# foreground group), waits at most 60 s for it and sets rc, out and err.
+stop_background() {
+  last_command="$last_command (then SIG$1${2:+ to its group})"
+  if [[ ${2:-} == -group ]]; then kill -$1 -- -$pid; else kill -$1 $pid; fi
+  wait_gone $pid 60 "the command sent SIG$1"
   wait $pid
   rc=$?
   out=$(<"$work/stdout")
   err=$(<"$work/stderr")
+}
+
+# run_interrupted ARGS...: runs the command in a session of its own and
+# interrupts the whole session once it runs, as a terminal's Ctrl-C does.
+run_interrupted() {
+  start_background setsid "$@"
+  stop_background INT -group
 }
 
 expect_exit() { [[ $rc == "$1" ]] || fail "expected exit status $1, got $rc"; }
