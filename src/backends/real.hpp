@@ -25,7 +25,9 @@ namespace heddle::detail::real {
 // `f`, the C library's `name`; a null `f` ends the process with one line.
 void* checked(void* f, const char* name) noexcept;
 
-// The C library's syscall(), past libheddle-rt's interposer (rt/futex.cpp).
+// A system call made as the C library's syscall() makes it, past libheddle-rt's
+// interposer (rt/futex.cpp), and without looking anything up: it is safe in a
+// program's own malloc before main.
 using syscall_function = long (*)(long, ...);
 syscall_function kernel_syscall() noexcept;
 

@@ -8,7 +8,7 @@
 # PLAIN_DIR holds plain_abba_deadlock, plain_hang_in_read and their _fixed
 # twins, plain_many_steps, plain_spurious_wakeup_in_if and
 # plain_usual_exit_status_fixed: tests/pushbutton programs built without
-# heddle's wrappers. BENIGN_RACE is tests/pushbutton's suppressed_benign_race_fixed
+# heddle's wrappers; and plain_own_malloc (tests/cli/own_malloc.c). BENIGN_RACE is tests/pushbutton's suppressed_benign_race_fixed
 # (instrumented), with its suppressions file.
 #
 # Each case runs the built tool in a fresh WORK_DIR and checks exit codes and
@@ -128,6 +128,21 @@ PY
     run "$heddle" run --iterations 3 -- "$plain_dir/plain_many_steps"
     expect_exit 0
     expect_stderr "heddle: no bug found in 3 iteration(s)"
+    ;;
+
+  run_of_a_program_with_its_own_malloc_that_calls_syscall)
+    # mold links mimalloc, which calls syscall(SYS_getrandom) while it sets up
+    # its first heap, before main. libheddle-rt's syscall() looked the C
+    # library's up with dlopen at its first call, which allocated, re-entered
+    # the half-set-up malloc, and the program died before main (mold: a
+    # mimalloc assertion; own_malloc.c: a stack overflow), on both backends.
+    for backend in threads fibers; do
+      run "$heddle" run --iterations 30 --backend $backend --out out --check 'grep -qx "count 6"' \
+        -- "$plain_dir/plain_own_malloc"
+      expect_exit 0
+      expect_stderr "heddle: no bug found in 30 iteration(s)"
+      [[ $err != *"outside an iteration"* ]] || fail "own_malloc died outside an iteration on $backend"
+    done
     ;;
 
   list_shows_the_tests_with_locations)
