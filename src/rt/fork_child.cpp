@@ -8,6 +8,7 @@
 #include <memory>
 #include <string_view>
 
+#include <fmt/format.h>
 #include <link.h>
 #include <malloc.h>
 #include <linux/futex.h>
@@ -23,6 +24,8 @@
 #include "backends/thread_backend.hpp"
 #include "engine/engine.hpp"
 #include "engine/weak_memory.hpp"
+#include "heddle/explore.hpp"
+#include "rt/known_libraries.hpp"
 #include "rt/loader_fini.hpp"
 #include "rt/runtime_heap.hpp"
 
@@ -34,6 +37,10 @@ void run_main_thread(const std::function<void()>& body) __attribute__((weak));
 std::uintptr_t start_routine_of(operation_id op) noexcept __attribute__((weak));
 void resolve_signal_functions() noexcept __attribute__((weak));
 void map_thread_records() noexcept __attribute__((weak));
+// Futex calls a library makes with its own system call instruction (libgomp):
+// rt/futex_trap.hpp.
+const char* find_own_futex_callers() noexcept __attribute__((weak));
+void trap_own_futex_calls() noexcept __attribute__((weak));
 }
 // And its ThreadSanitizer hooks (rt/tsan_runtime.hpp).
 namespace heddle::rt::tsan {
@@ -424,6 +431,19 @@ std::unique_ptr<detail::strategy> make_logging_strategy(detail::strategy& inner,
 }
 
 void prepare_children(const options& o) {
+  // First: it forks a probe, before the backends set up their fork handlers.
+  if (find_own_futex_callers != nullptr) (void)find_own_futex_callers();
+  // A library whose threads hand each other pointers to their thread_local
+  // state (libgomp, liburcu): on fibers every thread's copy lies at one
+  // address, and such a program deadlocked or crashed where it is correct.
+  // Refused, rather than reported as the program's bug.
+  if (on_fibers(o)) {
+    if (const known_library library = thread_local_by_pointer(); library.path != nullptr)
+      throw usage_error(fmt::format("{}, {}, hands each thread's thread_local state to its other threads by "
+                                    "pointer, which --backend fibers cannot give (every fiber's copy lies at one "
+                                    "address): run it on --backend threads",
+                                    library.what, library.path));
+  }
   install_crash_handlers();
   prepare_runtime_fini();
   find_main_stack_guard();
@@ -477,6 +497,8 @@ void run_iteration(const program_entry& program, const options& o, detail::strat
   the_channel = &channel;
   install_crash_handlers();
   find_main_stack_guard();
+  // Before the backend starts a thread: they inherit the filter.
+  if (trap_own_futex_calls != nullptr) trap_own_futex_calls();
   const std::function<void()> body = [&program] {
     int status = 0;
     const std::function<void()> call_main = [&] { status = program.main(program.argc, program.argv, program.envp); };

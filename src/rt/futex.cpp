@@ -64,6 +64,7 @@
 #include <vector>
 
 #include "backends/real.hpp"
+#include "rt/futex_trap.hpp"
 #include "rt/pthread_runtime.hpp"
 
 namespace heddle::rt {
@@ -358,6 +359,19 @@ long futex(std::uint32_t* address, int op, std::uint32_t value, const timespec* 
 }
 
 }  // namespace
+
+long futex_system_call(const long (&a)[6]) {
+  const heddle::detail::real::syscall_function kernel = heddle::detail::real::kernel_syscall();
+  if (!controlled()) {
+    const long r = kernel(SYS_futex, a[0], a[1], a[2], a[3], a[4], a[5]);
+    return r == -1 ? -errno : r;
+  }
+  signal_delivery_point();
+  const long r = futex(reinterpret_cast<std::uint32_t*>(a[0]), static_cast<int>(a[1]), static_cast<std::uint32_t>(a[2]),
+                       reinterpret_cast<const timespec*>(a[3]), reinterpret_cast<std::uint32_t*>(a[4]),
+                       static_cast<std::uint32_t>(a[5]), kernel);
+  return r == -1 ? -errno : r;
+}
 
 }  // namespace heddle::rt
 

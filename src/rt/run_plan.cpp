@@ -3,18 +3,28 @@
 
 #include <sys/personality.h>
 
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
 
+#include "rt/known_libraries.hpp"
 #include "rt/uncontrolled_inputs.hpp"
 #include "runner/iteration_runner.hpp"
 #include "runner/overrides.hpp"
 #include "runner/replay_setup.hpp"
 #include "runner/suppressions.hpp"
 #include "strategies/strategies.hpp"
+
+// In libheddle-rt, not in every binary that carries these sources (weak):
+// whether the program is built with heddle's instrumentation
+// (tsan_runtime.cpp).
+namespace heddle::rt::tsan {
+bool instrumented() noexcept __attribute__((weak));
+}
 
 namespace heddle::rt {
 
@@ -108,6 +118,27 @@ run_plan make_plan(const program_entry& program) {
     // under rc11, each atomic access and the execution graph (fork_channel.hpp).
     plan.chosen = detail::make_strategy(
         o.strategy, {.fair_after = o.fair_after, .weak_memory = o.memory_model == memory_model::rc11});
+    // libgomp and liburcu synchronize their threads with atomics the
+    // instrumentation does not see: the race detector found no order between
+    // two critical sections, or between a node's fields and the reader that
+    // found it by rcu_dereference, and reported races on correct programs
+    // (tests/thirdparty: openmp.sh, urcu). Off for an instrumented program
+    // that loads one, unless asked for; accesses stay scheduling points, so
+    // the program's own checks still judge each interleaving.
+    const char* options_variable = std::getenv("HEDDLE_OPTIONS");
+    const bool races_asked = detail::option_given("detect_races") ||
+                             (options_variable != nullptr && std::strstr(options_variable, "detect_races") != nullptr);
+    if (tsan::instrumented != nullptr && o.detect_races && !races_asked &&
+        tsan::instrumented()) {
+      if (const known_library library = invisible_synchronization(); library.path != nullptr) {
+        o.detect_races = false;
+        std::fprintf(stderr,
+                     "heddle: warning: the race detector is off: %s, %s, orders its threads with atomics that are "
+                     "not instrumented, so it would report the accesses %s order as races (--detect-races true "
+                     "turns it on)\n",
+                     library.what, library.path, library.hidden_order);
+      }
+    }
   }
   detail::set_active_suppressions(o);
   return plan;
