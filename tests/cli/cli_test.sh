@@ -145,6 +145,35 @@ PY
     done
     ;;
 
+  run_of_an_uninstrumented_program_is_never_verified)
+    # A program built without heddle-cc is scheduled at its synchronization
+    # calls only: dfs and dpor exhaust those, and said "verified" of programs
+    # whose other accesses (an uninstrumented TBB queue's atomics) heddle
+    # never saw. Now the verdict says what was explored, and a caveat why it
+    # is not verified.
+    for strategy in dfs dpor; do
+      run "$heddle" run --iterations 1000 --strategy $strategy -- "${plain}_fixed"
+      expect_exit 0
+      expect_stderr "heddle: passed: explored all "
+      expect_stderr " of its synchronization calls (not verified: its memory accesses are not instrumented)"
+      expect_stderr "heddle: not checked: the program is not built with heddle-cc/heddle-c++: the schedules explored order its pthread, futex and signal calls, not its memory accesses or atomics"
+      [[ $err != *"(verified)"* ]] || fail "an uninstrumented program was verified under $strategy"
+      run "$heddle" run --iterations 1000 --strategy $strategy --format json -- "${plain}_fixed"
+      expect_exit 0
+      python3 - "$out" <<'PY' || fail "heddle run's JSON summary calls an uninstrumented program verified"
+import json, sys
+j = json.loads(sys.argv[1].strip().splitlines()[-1])
+assert j["exhausted"] and not j["verified"], j
+assert "of its synchronization calls (not verified" in j["verdict"], j
+assert any("not built with heddle-cc" in c for c in j["caveats"]), j
+PY
+    done
+    # An instrumented one is still verified when its schedules are exhausted.
+    run "$heddle" run --iterations 1000 --strategy dfs --suppressions "$benign_race_supp" -- "$benign_race"
+    expect_exit 0
+    [[ $err != *"of its synchronization calls"* ]] || fail "an instrumented program read as uninstrumented"
+    ;;
+
   list_shows_the_tests_with_locations)
     run "$heddle" list "$buggy"
     expect_exit 0
