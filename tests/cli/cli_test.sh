@@ -719,6 +719,17 @@ json.dump(t, open("diverging.json", "w"))' "$trace" || fail "cannot rewrite the 
     expect_one_line_error "bad value 'most' for --memory"
     run "$heddle" run --backend green -- "$plain"
     expect_one_line_error "bad value 'green' for --backend: expected fibers or threads"
+    # An option missing its value before '--': CLI11 took '--' as the value,
+    # and --check '--' failed after iteration 0, reported as the program's
+    # bug (exit 1); --out -- wrote the traces to a directory named '--'.
+    for option in --check --out --strategy --iterations; do
+      run "$heddle" run "$option" -- "$plain"
+      expect_one_line_error "option '$option' needs a value, but '--' follows it (see heddle run --help)"
+    done
+    [[ ! -e -- ]] || fail "heddle run --out -- made a directory named '--'"
+    # A flag before '--' takes no value.
+    run "$heddle" run --iterations 2 --fail-on-max-steps -- "${plain}_fixed"
+    expect_exit 0
     ;;
 
   engine_flags_are_checked_on_run_and_test)

@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <exception>
 #include <string>
+#include <string_view>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -182,6 +183,25 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "heddle: unknown command '{}' (commands: list, test, run, replay, report, merge; see heddle --help)\n",
                first);
     return usage_problem;
+  }
+  // An option that takes a value, followed by the "--" that ends the options:
+  // CLI11 takes "--" as its value, and `heddle run --check -- ./prog` ran the
+  // check '--' after every iteration and reported its failure as the
+  // program's bug (exit 1). One line and exit 2 instead.
+  const std::vector<CLI::App*> named = app.get_subcommands(
+      [&](CLI::App* command) { return command->get_name() == std::string_view(argv[1]); });
+  if (!named.empty()) {
+    const CLI::App* command = named.front();
+    for (int i = 2; i + 1 < argc && std::string_view(argv[i]) != "--"; ++i) {
+      const std::string_view argument = argv[i];
+      if (!argument.starts_with("-") || argument.find('=') != std::string_view::npos) continue;
+      const CLI::Option* option = command->get_option_no_throw(std::string(argument));
+      if (option != nullptr && option->get_items_expected_min() > 0 && std::string_view(argv[i + 1]) == "--") {
+        fmt::print(stderr, "heddle: option '{}' needs a value, but '--' follows it (see heddle {} --help)\n", argument,
+                   command->get_name());
+        return usage_problem;
+      }
+    }
   }
   try {
     app.parse(argc, argv);
