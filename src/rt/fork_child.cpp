@@ -41,6 +41,8 @@ void map_thread_records() noexcept __attribute__((weak));
 // rt/futex_trap.hpp.
 const char* find_own_futex_callers() noexcept __attribute__((weak));
 void trap_own_futex_calls() noexcept __attribute__((weak));
+// What the program is told of its CPUs once the server is pinned (pthread_threads.cpp).
+void remember_program_affinity() noexcept __attribute__((weak));
 }
 // And its ThreadSanitizer hooks (rt/tsan_runtime.hpp).
 namespace heddle::rt::tsan {
@@ -487,6 +489,7 @@ void prepare_children(const options& o) {
   }
   const int cpu = ::sched_getcpu();
   if (cpu < 0) return;
+  if (remember_program_affinity != nullptr) remember_program_affinity();
   cpu_set_t set;
   CPU_ZERO(&set);
   CPU_SET(cpu, &set);

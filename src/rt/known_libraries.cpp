@@ -14,6 +14,11 @@
 //   rcu_xchg_pointer are inline assembly in its headers (Debian's 0.13): the
 //   race detector reported the fields of a published node as racing with
 //   their readers.
+// - libtbb (oneTBB's task scheduler; its containers are in headers, and
+//   instrumented): a task's partitioner state, written by the worker that
+//   split it and read by the thread that joined it, was reported as a race
+//   in the first iteration of a parallel_reduce; the library hands tasks
+//   over with atomics of its own.
 #include "rt/known_libraries.hpp"
 
 #include <link.h>
@@ -35,6 +40,7 @@ struct entry {
 constexpr entry table[] = {
     {"libgomp.so", "libgomp (OpenMP)", "its critical sections, locks and barriers", true, true},
     {"liburcu", "liburcu (userspace RCU)", "rcu_assign_pointer and its grace periods", true, true},
+    {"libtbb.so", "libtbb (oneTBB)", "its task scheduler's hand-offs of tasks between threads", false, true},
 };
 
 struct search {

@@ -14,12 +14,15 @@
 // Misuse is a bug of kind API misuse: joining a thread that does not exist,
 // that was joined, that another thread joins, or that was detached. Joining
 // oneself returns EDEADLK as in glibc.
+#include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/single_threaded.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <csetjmp>
 #include <cstring>
 #include <deque>
@@ -492,10 +495,48 @@ HEDDLE_RT_DEFINE(int, pthread_setaffinity_np, (pthread_t thread, size_t size, co
   return HEDDLE_REAL(pthread_setaffinity_np)(thread, size, set);
 }
 
+// The CPUs the program would have: the fork server pins itself and every
+// iteration to one CPU (docs/pushbutton.md, "Set up once"), and a program that
+// sizes its thread pool by its affinity (nproc, TBB's default arena, xz -T0,
+// Rust's available_parallelism) read 1 and ran with one thread, so a run
+// exercised no concurrency and passed. Under control, a controlled thread
+// asking for its own or the process's affinity gets the mask the process had
+// before heddle pinned it (remember_program_affinity).
+namespace {
+cpu_set_t program_affinity;
+bool program_affinity_known = false;
+
+int give_program_affinity(size_t size, cpu_set_t* set) {
+  if (size == 0 || set == nullptr) {
+    errno = EINVAL;
+    return EINVAL;
+  }
+  std::memset(set, 0, size);
+  std::memcpy(set, &program_affinity, std::min(size, sizeof program_affinity));
+  return 0;
+}
+}  // namespace
+
+namespace heddle::rt {
+void remember_program_affinity() noexcept {
+  program_affinity_known = ::sched_getaffinity(0, sizeof program_affinity, &program_affinity) == 0;
+}
+}  // namespace heddle::rt
+
 HEDDLE_RT_DEFINE(int, pthread_getaffinity_np, (pthread_t thread, size_t size, cpu_set_t* set)) {
-  if (controlled() && heddle::rt::find_thread(thread) != nullptr)
+  if (controlled() && heddle::rt::find_thread(thread) != nullptr) {
+    if (program_affinity_known) return give_program_affinity(size, set);
     return HEDDLE_REAL(pthread_getaffinity_np)(HEDDLE_REAL(pthread_self)(), size, set);
+  }
   return HEDDLE_REAL(pthread_getaffinity_np)(thread, size, set);
+}
+
+HEDDLE_RT_DEFINE(int, sched_getaffinity, (pid_t pid, size_t size, cpu_set_t* set)) {
+  if (controlled() && program_affinity_known && (pid == 0 || pid == ::getpid())) {
+    const int error = give_program_affinity(size, set);
+    return error == 0 ? 0 : -1;
+  }
+  return HEDDLE_REAL(sched_getaffinity)(pid, size, set);
 }
 
 HEDDLE_RT_DEFINE(int, pthread_setschedparam, (pthread_t thread, int policy, const struct sched_param* param)) {

@@ -145,6 +145,18 @@ PY
     done
     ;;
 
+  run_tells_the_program_the_cpus_it_would_have)
+    # The fork server pins itself and its iterations to one CPU; nproc (and
+    # TBB's default arena, xz -T0, Rust's available_parallelism, which size
+    # their threads by the affinity mask) read 1 under heddle and ran with one
+    # thread. Controlled threads are told the mask the process had.
+    expected=$(nproc)
+    for backend in threads fibers; do
+      run "$heddle" run --iterations 3 --backend $backend --check "grep -qx $expected" -- "$(command -v nproc)"
+      expect_exit 0
+    done
+    ;;
+
   run_of_an_uninstrumented_program_is_never_verified)
     # A program built without heddle-cc is scheduled at its synchronization
     # calls only: dfs and dpor exhaust those, and said "verified" of programs
