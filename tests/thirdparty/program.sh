@@ -3,7 +3,7 @@
 # instrumented: heddle controls its synchronization only) under `heddle run`,
 # its output compared after each iteration (heddle run --check) with what the
 # same program printed outside heddle.
-#   program.sh HEDDLE ITERATIONS WORKDIR sort|rg|mold [heddle run options...]
+#   program.sh HEDDLE ITERATIONS WORKDIR sort|rg|mold|gm [heddle run options...]
 set -u
 heddle=$1 iterations=$2 workdir=$3 tool=$4
 shift 4
@@ -36,6 +36,14 @@ case "$tool" in
         done
         mold --no-fork --thread-count=2 -shared -o expected.so o1.o o2.o o3.o o4.o o5.o o6.o || exit 1
         set -- "$@" -- "$(command -v mold)" --no-fork --thread-count=2 -shared -o out.so o1.o o2.o o3.o o4.o o5.o o6.o ;;
+  # GraphicsMagick (Debian's gm, OpenMP through libgomp: its futex calls are
+  # trapped, docs/pushbutton.md "OpenMP") blurs and resizes a 120x120 image
+  # in two OpenMP threads and prints its pixels; before, it hung in its
+  # first parallel region.
+  gm) export OMP_NUM_THREADS=2
+      gm convert -size 120x120 gradient:red-blue -swirl 90 image.png || exit 1
+      set -- "$@" -- "$(command -v gm)" convert image.png -blur 0x2 -resize 150% -depth 8 txt:-
+      gm convert image.png -blur 0x2 -resize 150% -depth 8 txt:- > expected ;;
   *) echo "program.sh: unknown program $tool" >&2; exit 2 ;;
 esac
 case "$tool" in
