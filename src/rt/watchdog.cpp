@@ -106,6 +106,11 @@ std::string describe_threads(pid_t pid, const fork_channel& ch, operation_id run
       // call there is the program's own (one heddle does not model).
       first = is_running ? who_runs + " is running without reaching a scheduling point (a loop?)"
                          : fmt::format("{} is blocked in {}", who_runs, call);
+      // A futex call heddle never saw blocks the only thread that may run:
+      // say why, rather than leave it to look like the program's hang.
+      if (number == SYS_futex)
+        first += " (a futex call heddle does not model: made with the program's or a library's own system call "
+                 "instruction, not through syscall(); heddle traps only libgomp's)";
       continue;
     }
     if (number == SYS_futex) continue;  // parked by heddle, or a lock: the points below say more

@@ -8,7 +8,7 @@
 # PLAIN_DIR holds plain_abba_deadlock, plain_hang_in_read and their _fixed
 # twins, plain_many_steps, plain_spurious_wakeup_in_if and
 # plain_usual_exit_status_fixed: tests/pushbutton programs built without
-# heddle's wrappers; and plain_own_malloc (tests/cli/own_malloc.c). BENIGN_RACE is tests/pushbutton's suppressed_benign_race_fixed
+# heddle's wrappers; and plain_own_malloc and plain_own_futex (tests/cli). BENIGN_RACE is tests/pushbutton's suppressed_benign_race_fixed
 # (instrumented), with its suppressions file.
 #
 # Each case runs the built tool in a fresh WORK_DIR and checks exit codes and
@@ -143,6 +143,16 @@ PY
       expect_stderr "heddle: no bug found in 30 iteration(s)"
       [[ $err != *"outside an iteration"* ]] || fail "own_malloc died outside an iteration on $backend"
     done
+    ;;
+
+  run_hang_in_an_unmodelled_futex_says_why)
+    # A futex wait made with the program's own system call instruction blocks
+    # the only thread allowed to run: the hang report says it is a call heddle
+    # does not model, not only where the program is blocked.
+    run "$heddle" run --iterations 1 --iteration-timeout 1s --out out -- "$plain_dir/plain_own_futex"
+    expect_exit 1
+    expect_stderr "hang: the iteration made no progress within --iteration-timeout: operation 1 (main) is blocked in futex() (FUTEX_WAIT on 0x"
+    expect_stderr "(a futex call heddle does not model: made with the program's or a library's own system call instruction, not through syscall(); heddle traps only libgomp's)"
     ;;
 
   run_tells_the_program_the_cpus_it_would_have)
