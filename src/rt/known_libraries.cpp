@@ -19,6 +19,9 @@
 //   split it and read by the thread that joined it, was reported as a race
 //   in the first iteration of a parallel_reduce; the library hands tasks
 //   over with atomics of its own.
+// - libpthreadpool (Google's, under XNNPACK): what a worker wrote in a
+//   parallelize_1d task was reported as racing with main's read after the
+//   call returned; the pool counts finished items with atomics of its own.
 #include "rt/known_libraries.hpp"
 
 #include <link.h>
@@ -41,6 +44,7 @@ constexpr entry table[] = {
     {"libgomp.so", "libgomp (OpenMP)", "its critical sections, locks and barriers", true, true},
     {"liburcu", "liburcu (userspace RCU)", "rcu_assign_pointer and its grace periods", true, true},
     {"libtbb.so", "libtbb (oneTBB)", "its task scheduler's hand-offs of tasks between threads", false, true},
+    {"libpthreadpool.so", "libpthreadpool (Google's pthreadpool)", "the end of each parallelized loop", false, true},
 };
 
 struct search {
