@@ -5,6 +5,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdarg>
 #include <cstdlib>
@@ -63,7 +64,18 @@ long raw_syscall(long number, ...) noexcept {
   }
   return result;
 #else
-#error "heddle's raw system call is written for x86-64"
+  // Elsewhere the C library's own, looked up once (before main a program's
+  // own malloc may see the lookup allocate, as on x86-64 before the call
+  // above was written).
+  static std::atomic<syscall_function> resolved{nullptr};
+  syscall_function f = resolved.load(std::memory_order_acquire);
+  if (f == nullptr) {
+    void* libc = ::dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+    void* own = libc != nullptr ? ::dlsym(libc, "syscall") : nullptr;
+    f = reinterpret_cast<syscall_function>(checked(own != nullptr ? own : ::dlsym(RTLD_NEXT, "syscall"), "syscall"));
+    resolved.store(f, std::memory_order_release);
+  }
+  return f(number, a[0], a[1], a[2], a[3], a[4], a[5]);
 #endif
 }
 

@@ -93,6 +93,7 @@ void forget(const char* name) noexcept {
   trapped_begin = trapped_end = 0;
 }
 
+#if defined(__x86_64__)
 // si_code of a SIGSYS the filter raised (SYS_SECCOMP, which glibc's headers
 // do not define for C++).
 constexpr int seccomp_trap_code = 1;
@@ -145,6 +146,11 @@ bool install() noexcept {
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return false;
   return heddle::detail::real::kernel_syscall()(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &program) == 0;
 }
+#else
+// The handler reads the call's registers, written here for x86-64 only:
+// elsewhere the library is not trapped, and the fork server says so.
+bool install() noexcept { return false; }
+#endif
 
 // Finds the library, if one is loaded in one 4 GiB window (the filter
 // compares the address in two 32-bit halves); once.
