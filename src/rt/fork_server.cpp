@@ -257,6 +257,7 @@ int explore_program(const program_entry& program, run_plan& plan, bool json_summ
           "signal calls, not its memory accesses or atomics, so no interleaving of those was checked (build it "
           "with heddle-cc/heddle-c++ for that)");
   }
+  if (!plan.races_off.empty() && plan.replaying == nullptr) caveats.push_back(plan.races_off);
   if (!divergence.empty() && plan.replaying != nullptr)
     divergence = fmt::format("replay diverged: {}. {}", divergence, divergence_cause(o.replay, divergence_inputs));
   if (!divergence.empty()) std::fprintf(stderr, "heddle: %s\n", divergence.c_str());

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "rt/known_libraries.hpp"
@@ -132,6 +133,10 @@ run_plan make_plan(const program_entry& program) {
         tsan::instrumented()) {
       if (const known_library library = invisible_synchronization(); library.path != nullptr) {
         o.detect_races = false;
+        plan.races_off = fmt::format("data races: the race detector was off, since {} orders its threads with atomics "
+                                     "that are not instrumented (each access was still a scheduling point, and the "
+                                     "program's own checks judged every interleaving; --detect-races true turns it on)",
+                                     library.what);
         std::fprintf(stderr,
                      "heddle: warning: the race detector is off: %s, %s, orders its threads with atomics that are "
                      "not instrumented, so it would report the accesses %s order as races (--detect-races true "

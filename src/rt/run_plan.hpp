@@ -41,6 +41,10 @@ struct run_plan {
   // expected one (opts.expect_exit), when it was learnt rather than given.
   std::uint64_t current_iteration = 0;
   std::optional<std::uint64_t> exit_learnt_at;
+  // Why the race detector is off when make_plan turned it off (a library
+  // whose synchronization the instrumentation cannot see), for the verdict's
+  // "not checked"; empty otherwise.
+  std::string races_off;
 };
 
 // What a push-button trace records beyond the trace header, under its

@@ -35,6 +35,11 @@ case "$out" in
   *"heddle: warning: the race detector is off: $what, "*", orders its threads with atomics that are not instrumented, so it would report the accesses "*" order as races (--detect-races true turns it on)"*) ;;
   *) fail "$instrumented: the run did not say the race detector is off: $out" ;;
 esac
+# ... and its verdict says what it did not check, not a plain "no bug found".
+case "$out" in
+  *"heddle: not checked: data races: the race detector was off, since $what orders its threads with atomics that are not instrumented"*) ;;
+  *) fail "$instrumented: the verdict does not say data races were not checked: $out" ;;
+esac
 # On fibers every thread's thread_local lies at one address, and the library
 # hands a thread's to the others by pointer: one line and exit status 2, not
 # a deadlock or a crash reported as the program's bug.
