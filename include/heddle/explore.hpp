@@ -58,11 +58,13 @@ struct statistics {
   // memory there, so a plain access ordered only through them (a data race
   // under the C++ memory model) was not checked.
   std::uint64_t plain_unseen_iterations = 0;
-  // Under rc11: iterations in which a seq_cst access met an atomic access of a
-  // weaker order or a fence. heddle orders seq_cst accesses (and fences
-  // against them) as they ran, where RC11's SC axiom may order them otherwise,
-  // so an execution RC11 allows can be missing there (docs/memory-model.md,
-  // "What is approximated"); a verdict says so.
+  // Under rc11: iterations in which seq_cst accesses of two threads met an
+  // atomic access weaker than seq_cst that acquires or releases (or a fence)
+  // and seq_cst accesses of one location or a seq_cst fence. heddle takes
+  // happens-before between seq_cst accesses of two threads as part of
+  // RC11's psc there, which RC11's SC axiom does not always do, so an
+  // execution RC11 allows can be missing (docs/memory-model.md, "What is
+  // approximated"); a verdict says so. (The name is older than that.)
   std::uint64_t sc_in_run_order_iterations = 0;
   // Spurious wake-ups and compare-exchange failures an exhaustive strategy
   // did not explore because the same call site had one in that schedule.

@@ -181,9 +181,11 @@ struct iteration_outcome {
   // rc11: an atomic operation or fence named an order weaker than seq_cst
   // (explored as such; statistics::plain_unseen_iterations).
   bool relaxed_atomics = false;
-  // rc11: a seq_cst access met an access of a weaker order or a fence. The
-  // model orders seq_cst accesses as they ran there, which may hide
-  // executions RC11 allows (statistics::sc_in_run_order_iterations).
+  // rc11: seq_cst accesses of two operations met a synchronization weaker
+  // than seq_cst and seq_cst accesses of one location or a seq_cst fence.
+  // The model takes happens-before between seq_cst accesses as psc there,
+  // which may hide executions RC11 allows
+  // (statistics::sc_in_run_order_iterations).
   bool sc_in_run_order = false;
   std::vector<weak_note> weak_notes;  // rc11: stale reads and stores placed early, by step
   // rc11: the identity of the iteration's rf and mo (weak_memory::execution), 0 under sc.

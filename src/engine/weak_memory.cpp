@@ -46,12 +46,11 @@ void weak_memory::clear() {
     o.accesses = 0;
   }
   for (view& v : released_) v.clear();
-  sc_.clear();
+  prefix_ = true;
+  logged_ = 0;
   if (graph_) [[unlikely]] {
     nodes_.clear();
     for (auto& n : nodes_of_) n.clear();
-    last_sc_store_node_.clear();
-    sc_prefix_.clear();
     fenced_loads_.clear();
     fenced_stores_.clear();
     graph_ = false;
@@ -66,7 +65,7 @@ void weak_memory::clear() {
 
 void weak_memory::note_kind(std::uint8_t kind) {
   kinds_ |= kind;
-  if ((kinds_ & 10) == 10 || ((kinds_ & 6) == 6 && (kinds_ & 48) != 0)) engine_.note_sc_in_run_order();
+  if ((kinds_ & 80) == 80 && (kinds_ & 12) != 0) engine_.note_sc_in_run_order();
 }
 
 operation_id weak_memory::engine_running() const { return engine_.running(); }
@@ -208,15 +207,13 @@ std::size_t weak_memory::psc_floor(object_id x, const std::vector<std::uint32_t>
   std::size_t floor = 0;
   clock_nodes(clock, true, reach_);
   if (!reach_.empty()) {
-    floor = position(x, x < sc_prefix_.size() ? sc_prefix_[x] : 0);
     ancestors();
     for (std::uint32_t n : reach_) floor = std::max(floor, node_floor(nodes_[n], x, true));
   }
   if (sc) {
-    // The access's own predecessors: what happens before it, and the newest
-    // seq_cst store of x as a node.
+    // The access's own predecessors: what happens before it.
     clock_nodes(clock, false, reach_);
-    if (x < last_sc_store_node_.size() && last_sc_store_node_[x] != 0) reach_.push_back(last_sc_store_node_[x] - 1);
+    if (reach_.empty()) return floor;
     ancestors();
     for (std::uint32_t n : reach_) floor = std::max(floor, node_floor(nodes_[n], x, false));
   }
@@ -228,10 +225,10 @@ void weak_memory::psc_record(object_id x, std::size_t c, op_state& o, operation_
   const std::vector<std::uint32_t>& clock = o.current.fences;
   clock_nodes(clock, true, sources_);
   const auto count = static_cast<std::uint32_t>(nodes_.size());
-  for (std::uint32_t t = 0; t < count; ++t) {
-    if (!sources_.empty() && c < node_floor(nodes_[t], x, true))
-      for (std::uint32_t a : sources_) psc_edge(a, t);
-  }
+  if (!sources_.empty())
+    for (std::uint32_t t = 0; t < count; ++t)
+      if (c < node_floor(nodes_[t], x, true))
+        for (std::uint32_t a : sources_) psc_edge(a, t);
   // Kept for the fences after it (psc_F: a fence before it is before a
   // later fence that has seen a store it went, or read, mo-before).
   if (!sources_.empty()) (writes ? fenced_stores_ : fenced_loads_).push_back({x, store, clock});
@@ -245,11 +242,14 @@ void weak_memory::psc_record(object_id x, std::size_t c, op_state& o, operation_
     n.store = store;
     nodes_.push_back(std::move(n));
   }
-  for (std::uint32_t t = 0; t < count; ++t)
-    if (c < node_floor(nodes_[t], x, false)) psc_edge(e, t);
+  for (std::uint32_t t = 0; t < count; ++t) {
+    const sc_node& n = nodes_[t];
+    if (c < node_floor(n, x, false)) psc_edge(e, t);
+    // A seq_cst store it read: hb|loc (its clock joins the store's after this).
+    else if (!writes && !n.fence && n.writes && n.x == x && n.store == store) psc_edge(t, e);
+  }
   clock_nodes(clock, false, preds_);
   for (std::uint32_t p : preds_) psc_edge(p, e);
-  if (x < last_sc_store_node_.size() && last_sc_store_node_[x] != 0) psc_edge(last_sc_store_node_[x] - 1, e);
   if (writes) {
     // What goes before it in mo, or read a store before it: mo and rb.
     for (std::uint32_t t = 0; t < count; ++t)
@@ -260,8 +260,6 @@ void weak_memory::psc_record(object_id x, std::size_t c, op_state& o, operation_
           clock_nodes(a.fences, true, preds_);
           for (std::uint32_t p : preds_) psc_edge(p, e);
         }
-    if (last_sc_store_node_.size() <= x) last_sc_store_node_.resize(x + 1, 0);
-    last_sc_store_node_[x] = e + 1;
   }
   if (nodes_of_.size() <= me) nodes_of_.resize(me + 1);
   nodes_[e].last_fence = nodes_of_[me].empty() ? no_node : nodes_[nodes_of_[me].back()].last_fence;
@@ -274,16 +272,9 @@ void weak_memory::psc_record(object_id x, std::size_t c, op_state& o, operation_
 // such that an event after F is eco-before what this fence has seen
 // (psc_F's hb;eco;hb), and each seq_cst access mo- or rb-before a store
 // that happens before it (psc_base's scb;hb). It has no successor yet, so
-// it closes no cycle. The first one starts the graph.
+// it closes no cycle.
 void weak_memory::seq_cst_fence(op_state& o, operation_id me) {
-  if (!graph_) {
-    graph_ = true;
-    sc_prefix_ = sc_.at;
-    // Only a seq_cst store before it can be hidden behind: nothing enters a
-    // seq_cst load but what ran before it, so one that precedes every node
-    // closes no cycle a node of it would not.
-    if (std::any_of(sc_prefix_.begin(), sc_prefix_.end(), [](std::uint32_t s) { return s != 0; })) note_kind(32);
-  }
+  if (!graph_) start_graph();
   const auto index = static_cast<std::uint32_t>(nodes_.size());
   {
     sc_node f;
@@ -317,6 +308,102 @@ void weak_memory::seq_cst_fence(op_state& o, operation_id me) {
   nodes_of_[me].push_back(index);
   if (o.current.fences.size() <= me) o.current.fences.resize(me + 1, 0);
   o.current.fences[me] = static_cast<std::uint32_t>(nodes_of_[me].size());
+}
+
+void weak_memory::end_prefix() {
+  prefix_ = false;
+  if (logged_ != 0) start_graph();
+}
+
+// The prefix's happens-before, replayed from its log: an operation's clock
+// counts its nodes and joins the clock of each store it reads (every store
+// in the prefix releases, every load acquires, so rf is hb), of the locks it
+// takes after their unlocks, of its parent at its spawn and of the
+// operations it joined. Each access's node follows the nodes its clock
+// counts and, in its location, what went or read before it in mo (psc_base's
+// mo and rb: the prefix's stores went last, so mo is the order they ran).
+// Every view that exists then gets the clock of its point.
+void weak_memory::start_graph() {
+  graph_ = true;
+  if (logged_ == 0) return;
+  auto& op_clock = log_op_clock_;
+  auto& object_clock = log_object_clock_;
+  auto& store_clock = log_store_clock_;
+  for (auto& c : op_clock) c.clear();
+  for (auto& c : object_clock) c.clear();
+  for (auto& l : store_clock)
+    for (auto& c : l) c.clear();
+  const auto slot = [](std::vector<std::vector<std::uint32_t>>& v, std::size_t i) -> std::vector<std::uint32_t>& {
+    if (v.size() <= i) v.resize(i + 1);
+    return v[i];
+  };
+  const auto join_clock = [](std::vector<std::uint32_t>& into, const std::vector<std::uint32_t>& from) {
+    if (into.size() < from.size()) into.resize(from.size(), 0);
+    for (std::size_t q = 0; q < from.size(); ++q) into[q] = std::max(into[q], from[q]);
+  };
+  const auto store_slot = [&](object_id x, std::uint32_t s) -> std::vector<std::uint32_t>& {
+    if (store_clock.size() <= x) store_clock.resize(x + 1);
+    return slot(store_clock[x], s);
+  };
+  for (std::size_t i = 0; i < logged_; ++i) {
+    const prefix_event& ev = prefix_log_[i];
+    // Both operations' clocks exist before either is referenced.
+    if (ev.kind >= 3) slot(op_clock, std::max<std::size_t>(ev.op, ev.x));
+    switch (ev.kind) {
+      case 1: join_clock(slot(object_clock, ev.x), slot(op_clock, ev.op)); break;
+      case 2: join_clock(slot(op_clock, ev.op), slot(object_clock, ev.x)); break;
+      case 3: op_clock[ev.x] = op_clock[ev.op]; break;
+      case 4: join_clock(op_clock[ev.op], op_clock[ev.x]); break;
+      default: {
+        std::vector<std::uint32_t>& clock = slot(op_clock, ev.op);
+        const object_id x = ev.x;
+        join_clock(clock, store_slot(x, ev.writes ? ev.read : ev.store));
+        const auto e = static_cast<std::uint32_t>(nodes_.size());
+        {
+          sc_node n;
+          n.op = ev.op;
+          n.writes = ev.writes;
+          n.x = x;
+          n.store = ev.store;
+          nodes_.push_back(std::move(n));
+        }
+        clock_nodes(clock, false, preds_);
+        for (std::uint32_t p : preds_) psc_edge(p, e);
+        const std::size_t c = position(x, ev.store);
+        for (std::uint32_t t = 0; t < e; ++t) {
+          const sc_node& n = nodes_[t];
+          if (n.x != x) continue;
+          // A store: after every access of x before it (mo, rb). A load: after the store it read.
+          if (ev.writes ? position(x, n.store) < c : (n.writes && n.store == ev.store)) psc_edge(t, e);
+        }
+        if (nodes_of_.size() <= ev.op) nodes_of_.resize(ev.op + 1);
+        nodes_of_[ev.op].push_back(e);
+        if (clock.size() <= ev.op) clock.resize(ev.op + 1, 0);
+        clock[ev.op] = static_cast<std::uint32_t>(nodes_of_[ev.op].size());
+        if (ev.writes) store_slot(x, ev.store) = clock;
+        break;
+      }
+    }
+  }
+  logged_ = 0;
+  // The views' clocks. Loads acquire and stores release in the prefix, so a
+  // view of no operation is a store's message, a lock's release or, for
+  // each operation and location, its last store's (release_store).
+  static const std::vector<std::uint32_t> none;
+  const auto of_store = [&](object_id x, std::uint32_t s) -> const std::vector<std::uint32_t>& {
+    return x < store_clock.size() && s < store_clock[x].size() ? store_clock[x][s] : none;
+  };
+  for (std::size_t q = 0; q < ops_.size() && q < op_clock.size(); ++q) {
+    op_state& o = ops_[q];
+    o.current.fences = op_clock[q];
+    for (std::size_t x = 0; x < o.release_store.size(); ++x)
+      if (view& v = o.release_store[x]; !v.empty() && x < v.size())
+        v.fences = of_store(static_cast<object_id>(x), v[x]);
+  }
+  for (std::size_t x = 0; x < locations_.size() && x < store_clock.size(); ++x)
+    for (std::size_t s = 0; s < locations_[x].stores.size() && s < store_clock[x].size(); ++s)
+      locations_[x].stores[s].message.fences = store_clock[x][s];
+  for (std::size_t b = 0; b < released_.size() && b < object_clock.size(); ++b) released_[b].fences = object_clock[b];
 }
 
 std::uint32_t weak_memory::insert(object_id x, std::size_t at_position, const void* value, std::size_t size,
@@ -375,14 +462,17 @@ void weak_memory::load(object_id x, std::memory_order order, void* value, std::s
   location& l = at(x, value, size);
   const operation_id me = engine_.running();
   op_state& o = op(me);
-  if (order != std::memory_order_seq_cst) split_hb();
-  // Any store from the newest this operation has seen onwards in mo (coherence);
-  // a seq_cst load also from the newest the seq_cst order has published for x
-  // onwards. Choice 0 is the newest, k the k-th older.
   const bool sc = order == std::memory_order_seq_cst;
+  // Any store from the newest this operation has seen onwards in mo
+  // (coherence), and that closes no psc cycle; in the prefix, a seq_cst
+  // load reads the newest. Choice 0 is the newest, k the k-th older.
+  if (!sc) split_hb();
+  else sc_access();
   std::size_t oldest = position(x, seen(o.current, x));
-  if (sc) oldest = std::max<std::size_t>(oldest, position(x, seen(sc_, x)));
-  if (graph_) [[unlikely]] oldest = std::max(oldest, psc_floor(x, o.current.fences, sc));
+  if (prefix_ | graph_) [[unlikely]] {
+    if (prefix_) oldest = l.order.size() - 1;
+    else oldest = std::max(oldest, psc_floor(x, o.current.fences, sc));
+  }
   const std::size_t candidates = latest ? 1 : l.order.size() - oldest;
   std::uint64_t k = 0;
   if (candidates > 1) {
@@ -394,11 +484,12 @@ void weak_memory::load(object_id x, std::memory_order order, void* value, std::s
   }
   const std::uint32_t store = l.order[l.order.size() - 1 - k];
   last_read_ = store;
-  record(weak_access::what::load, order == std::memory_order_seq_cst, x);
+  record(weak_access::what::load, order, x);
   last_.read = l.stores[store].event;
   read_from(next_event(me, o), x, store);
   if (k > 0) note(x, store, false, order);
   if (graph_) [[unlikely]] psc_record(x, position(x, store), o, me, sc, false, store);
+  else if (sc && prefix_) log({0, false, me, x, store, 0});
   // The message first: an acquire load of a release store then finds the
   // store in it, and its view stays unsplit (weak_memory.hpp, view).
   const view& message = locations_[x].stores[store].message;
@@ -412,19 +503,21 @@ bool weak_memory::store(object_id x, std::memory_order order, const void* curren
   location& l = at(x, current, size);
   const operation_id me = engine_.running();
   op_state& o = op(me);
-  if (order != std::memory_order_seq_cst) split_hb();
-  // Where in mo the store may go: after everything this operation has seen of
-  // x, never between a read-modify-write and the store it read. A seq_cst
-  // store also goes after the seq_cst stores of x (they stay totally ordered)
-  // and after what the seq_cst fences before it published, but it may go
-  // before a newer store that is not seq_cst: RC11 orders a seq_cst store
-  // only against seq_cst events (psc), and T1: x=1; y=1 || a=y; x=2 (seq_cst)
-  // may end with a=1 and x=1. Choice 0 appends.
-  // Place k is the k-th such position counted back from the end.
   const bool sc = order == std::memory_order_seq_cst;
+  // Where in mo the store may go: after everything this operation has seen of
+  // x, never between a read-modify-write and the store it read, nor so far
+  // back that it closes a psc cycle (a seq_cst store may go before a newer
+  // store, seq_cst or not, that nothing orders before it in psc: `x=1; y=1
+  // || a=y; x=2 (seq_cst)` may end with a=1 and x=1). In the prefix, a
+  // seq_cst store goes last. Choice 0 appends.
+  // Place k is the k-th such position counted back from the end.
+  if (!sc) split_hb();
+  else sc_access();
   std::size_t oldest = position(x, seen(o.current, x));
-  if (sc) oldest = std::max<std::size_t>(oldest, position(x, seen(sc_, x)));
-  if (graph_) [[unlikely]] oldest = std::max(oldest, psc_floor(x, o.current.fences, sc));
+  if (prefix_ | graph_) [[unlikely]] {
+    if (prefix_) oldest = l.order.size() - 1;
+    else oldest = std::max(oldest, psc_floor(x, o.current.fences, sc));
+  }
   const auto allowed = [&](std::size_t p) { return !l.stores[l.order[p - 1]].read_by_rmw; };
   std::size_t places = 1;
   for (std::size_t p = l.order.size() - 1; p > oldest; --p) places += allowed(p) ? 1 : 0;
@@ -441,7 +534,7 @@ bool weak_memory::store(object_id x, std::memory_order order, const void* curren
   for (std::uint64_t skipped = 0; skipped < k;)
     if (allowed(--place)) ++skipped;
   const bool newest = place == l.order.size();
-  record(weak_access::what::store, order == std::memory_order_seq_cst, x);
+  record(weak_access::what::store, order, x);
   last_.pred = l.stores[l.order[place - 1]].event;
   last_.newest = newest;
   const std::uint32_t store = insert(x, place, value, size, me, loc);
@@ -450,9 +543,9 @@ bool weak_memory::store(object_id x, std::memory_order order, const void* curren
   last_.written = locations_[x].stores[store].event;
   if (!newest) note(x, store, true, order);
   if (graph_) [[unlikely]] psc_record(x, position(x, store), o, me, sc, true, store);
+  else if (sc && prefix_) log({0, true, me, x, store, 0});
   raise(o.current, x, store);
   message_of_store(o, x, is_release(order), store, locations_[x].stores[store].message);
-  if (order == std::memory_order_seq_cst) raise(sc_, x, store);
   return newest;
 }
 
@@ -480,16 +573,21 @@ std::uint32_t weak_memory::choose_rmw_read(location& l, object_id x, op_state& o
                                            std::memory_order failure, const void* expected, std::size_t size,
                                            const std::source_location& loc) {
   const bool sc_success = order == std::memory_order_seq_cst, sc_failure = failure == std::memory_order_seq_cst;
-  if (!sc_success || !sc_failure) split_hb();
-  // The floors of load(): coherence, psc, and for a seq_cst read the
-  // seq_cst stores. A compare-exchange's two orders may differ in the last two.
+  if (!sc_success || !sc_failure) {
+    split_hb();
+    note_order(failure);  // (the order rmw() records is the success order)
+  }
+  if (sc_success || sc_failure) sc_access();
+  // In the prefix, a seq_cst read-modify-write reads the newest store.
+  if (prefix_) return l.order.back();
+  // The floors of load(): coherence and psc. A compare-exchange's two
+  // orders may differ in the second.
   const std::size_t coherent = position(x, seen(o.current, x));
   std::size_t oldest = coherent, sc_oldest = coherent;
   if (graph_) [[unlikely]] {
     oldest = std::max(coherent, psc_floor(x, o.current.fences, false));
     if (sc_success || sc_failure) sc_oldest = std::max(coherent, psc_floor(x, o.current.fences, true));
   }
-  sc_oldest = std::max<std::size_t>(sc_oldest, position(x, seen(sc_, x)));
   const std::size_t succeeds_from = sc_success ? sc_oldest : oldest, fails_from = sc_failure ? sc_oldest : oldest;
   const std::size_t lowest = expected == nullptr ? succeeds_from : std::min(succeeds_from, fails_from);
   const std::uint32_t newest = l.order.back();
@@ -533,7 +631,7 @@ bool weak_memory::record_rmw(location& l, object_id x, operation_id me, op_state
   last_read_ = read;
   const std::uint64_t event = next_event(me, o);
   read_from(event, x, read);
-  record(wrote ? weak_access::what::rmw : weak_access::what::load, sc, x);
+  record(wrote ? weak_access::what::rmw : weak_access::what::load, order, x);
   last_.read = l.stores[read].event;
   if (wrote) {
     last_.written = event;
@@ -542,6 +640,7 @@ bool weak_memory::record_rmw(location& l, object_id x, operation_id me, op_state
   }
   if (!newest) note(x, read, false, order);
   if (!wrote && graph_) [[unlikely]] psc_record(x, position(x, read), o, me, sc, false, read);
+  else if (!wrote && prefix_) log({0, false, me, x, read, 0});
   join(is_acquire(order) ? o.current : o.pending_acquire, l.stores[read].message);
   raise_read(o.current, x, read);
   if (wrote) {
@@ -551,18 +650,19 @@ bool weak_memory::record_rmw(location& l, object_id x, operation_id me, op_state
     last_written_ = store;
     l.stores[store].event = event;
     if (graph_) [[unlikely]] psc_record(x, position(x, store), o, me, sc, true, store);
+    else if (prefix_) log({0, true, me, x, store, read});
     raise(o.current, x, store);
     view& message = l.stores[store].message;
     message_of_store(o, x, is_release(order), store, message);
     join(message, l.stores[read].message);  // the release sequence continues through it
-    if (sc) raise(sc_, x, store);
   }
   return newest;
 }
 
 void weak_memory::fence(std::memory_order order) {
   atomics_used_ = true;
-  record(weak_access::what::fence, order == std::memory_order_seq_cst, 0);
+  if (prefix_) [[unlikely]] end_prefix();
+  record(weak_access::what::fence, order, 0);
   op_state& o = op(engine_.running());
   if (is_acquire(order)) join(o.current, o.pending_acquire);
   if (order == std::memory_order_seq_cst) seq_cst_fence(o, engine_.running());
@@ -573,11 +673,15 @@ void weak_memory::fence(std::memory_order order) {
 }
 
 void weak_memory::acquire(object_id object) {
-  if (atomics_used_ && object < released_.size()) join(op(engine_.running()).current, released_[object]);
+  if (atomics_used_ && object < released_.size()) {
+    log_edge(2, engine_.running(), object);
+    join(op(engine_.running()).current, released_[object]);
+  }
 }
 
 void weak_memory::release(object_id object) {
   if (!atomics_used_) return;
+  log_edge(1, engine_.running(), object);
   if (object >= released_.size()) released_.resize(object + 1);
   join(released_[object], op(engine_.running()).current);
 }
@@ -585,12 +689,14 @@ void weak_memory::release(object_id object) {
 // op() may grow ops_: both operations' slots exist before either is referenced.
 void weak_memory::spawned(operation_id child) {
   if (!atomics_used_) return;
+  log_edge(3, engine_.running(), child);
   op(std::max(child, engine_.running()));
   ops_[child].current = ops_[engine_.running()].current;
 }
 
 void weak_memory::joined(operation_id child) {
   if (!atomics_used_) return;
+  log_edge(4, engine_.running(), child);
   op(std::max(child, engine_.running()));
   join(ops_[engine_.running()].current, ops_[child].current);
 }

@@ -11,8 +11,8 @@
 // A read-modify-write reads a store it chooses, as a load does, among those
 // no other read-modify-write read, and goes right after it in mo (RC11's
 // atomicity). RC11's SC axiom is checked on a graph of the seq_cst fences
-// and accesses (sc_node below), except that seq_cst accesses of one location
-// are ordered as they run (the global view sc_). Every choice (which store a
+// and accesses (sc_node below), built once an iteration leaves its prefix of
+// seq_cst accesses only (prefix_). Every choice (which store a
 // load reads, where in mo a store goes) is a recorded data choice of the
 // engine, choice 0 being the sequentially consistent one. docs/memory-model.md says what is modelled.
 #pragma once
@@ -102,9 +102,8 @@ class weak_memory {
   // unsplit, hb is `at`), so tests whose loads only acquire release stores
   // (seq_cst ones among them) never copy it. `fences` travels with it along
   // happens-before: by operation id, how many of that operation's nodes of
-  // the psc graph (its seq_cst fences, and its seq_cst accesses after the
-  // iteration's first fence) happen before (sc_node below); empty until
-  // then.
+  // the psc graph (its seq_cst fences and accesses) happen before
+  // (sc_node below); empty until the graph starts (start_graph).
   struct view {
     std::vector<std::uint32_t> at;
     std::vector<std::uint32_t> fences;
@@ -201,8 +200,14 @@ class weak_memory {
     else raise(v, x, store);
   }
   void raise_read_split(view& v, object_id x, std::uint32_t store) const;
-  // An access weaker than seq_cst: views may differ from their hb from now on.
-  void split_hb() noexcept { hb_split_ = true; }
+  // An access weaker than seq_cst: views may differ from their hb from now
+  // on, and the iteration's seq_cst prefix ends.
+  void split_hb() {
+    if (!hb_split_) [[unlikely]] {
+      hb_split_ = true;
+      end_prefix();
+    }
+  }
   bool hb_split_ = false;
   // No atomic used and no fence yet in this iteration: every view is empty,
   // and the happens-before edges of locks, spawns and joins carry nothing
@@ -228,26 +233,32 @@ class weak_memory {
   void read_from(std::uint64_t event, object_id x, std::uint32_t store);
 
   // RC11's SC axiom (psc acyclic, Lahav et al. PLDI 2017) on a graph, as
-  // GenMC checks it: from an iteration's first seq_cst fence on, each
-  // seq_cst fence and each seq_cst access is a node, and an edge A -> B
-  // stands for A psc B: hb between nodes (each view's `fences` clock counts,
-  // by operation, the nodes that happen before it); psc_F between fences
-  // (hb;eco;hb, through any event); psc_base's mo and rb (an access mo- or
-  // rb-before a seq_cst store, or before a store that happens before a
-  // fence), from a seq_cst access or from the fences that happen before the
-  // access. scb's hb parts are taken as all of hb, which only adds edges.
-  // Edges into an older node come only from a new event, so the graph stays
-  // acyclic when each event's choice closes no cycle: an access may not read,
-  // or go, so far back in mo that a node it would precede reaches it (or a
-  // fence before it). Reading older closes more, so the allowed stores are a
-  // suffix of mo (psc_floor). Two orders are still the run's:
-  // - a seq_cst access of x goes after the seq_cst stores of x that ran
-  //   before it (sc_, and an edge from the newest such node);
-  // - the seq_cst accesses that ran before the first fence (no nodes: seq_cst
-  //   atomics alone pay nothing for the graph) precede every node: an event
-  //   some fence happens before never reads or goes before their stores
-  //   (sc_prefix_). (For their loads that is exact: no edge enters a load
-  //   but from what ran before it.)
+  // GenMC checks it: each seq_cst fence and each seq_cst access is a node,
+  // and an edge A -> B stands for A psc B: hb between nodes (each view's
+  // `fences` clock counts, by operation, the nodes that happen before it);
+  // psc_F between fences (hb;eco;hb, through any event); psc_base's mo and
+  // rb (an access mo- or rb-before a seq_cst store, or before a store that
+  // happens before a fence), from a seq_cst access or from the fences that
+  // happen before the access. scb's hb parts are taken as all of hb, which
+  // only adds edges. Edges into an older node come only from a new event,
+  // so the graph stays acyclic when each event's choice closes no cycle: an
+  // access may not read, or go, so far back in mo that a node it would
+  // precede reaches it (or a fence before it). Reading older closes more, so
+  // the allowed stores are a suffix of mo (psc_floor).
+  //
+  // The prefix. Until an iteration's first access weaker than seq_cst or
+  // first fence, every seq_cst load reads the newest store and every seq_cst
+  // store goes last: RC11 gives a program of seq_cst accesses only its
+  // interleavings, and every execution has an interleaving whose run, up to
+  // its first weaker access or fence, is the seq_cst accesses before it in
+  // (po ∪ rf)+ in psc's order, which reads and places that way. No node is
+  // kept then: each seq_cst access appends to prefix_log_ (with the locks',
+  // spawns' and joins' happens-before edges among them), and the prefix's
+  // end builds their nodes and the views' clocks from it (start_graph), so
+  // that later accesses may go, or read, before them in mo where RC11 lets
+  // them (`a=y; x=1 (seq_cst) || x=2 (seq_cst); y=1`, the rest relaxed, ends
+  // with a=1 and x=2: x=2 runs in the prefix, x=1 goes before it). A test of
+  // seq_cst atomics and locks alone pays only the log.
   static constexpr std::uint32_t no_node = ~0u;
   struct sc_node {
     operation_id op = 0;
@@ -284,11 +295,42 @@ class weak_memory {
   void psc_record(object_id x, std::size_t c, op_state& o, operation_id me, bool sc, bool writes, std::uint32_t store);
   void psc_edge(std::uint32_t from, std::uint32_t to);
   void seq_cst_fence(op_state& o, operation_id me);
-  bool graph_ = false;  // a seq_cst fence ran in this iteration: nodes are kept
+  // The prefix ends (the first access weaker than seq_cst, or a fence):
+  // its seq_cst accesses, if any, become nodes.
+  void end_prefix();
+  // The graph starts: nodes for prefix_log_'s accesses, with their edges,
+  // and every view's clock of them.
+  void start_graph();
+  // A seq_cst access is about to choose: after the prefix, as a node.
+  void sc_access() {
+    if (!prefix_ && !graph_) [[unlikely]] start_graph();
+  }
+  // Logs a happens-before edge of a lock, spawn or join during the prefix,
+  // once it has a seq_cst access (one before cannot order two nodes).
+  void log_edge(std::uint8_t kind, operation_id op, std::uint32_t other) {
+    if (prefix_ && logged_ != 0) [[unlikely]] log({kind, false, op, other, 0, 0});
+  }
+  bool graph_ = false;  // nodes are kept: past the prefix, and a seq_cst access or fence ran
+  bool prefix_ = true;  // only seq_cst accesses so far (weak_memory.hpp, "The prefix")
+  struct prefix_event {
+    std::uint8_t kind = 0;  // 0 access, 1 release (x: object), 2 acquire (x: object), 3 spawn (x: child), 4 join (x: child)
+    bool writes = false;    // an access that wrote `store`; otherwise it read `store`
+    operation_id op = 0;
+    std::uint32_t x = 0;
+    std::uint32_t store = 0;
+    std::uint32_t read = 0;  // a read-modify-write that wrote: the store it read
+  };
+  // The log: its first logged_ entries (kept allocated across iterations).
+  std::vector<prefix_event> prefix_log_;
+  std::size_t logged_ = 0;
+  void log(const prefix_event& e) {
+    if (logged_ == prefix_log_.size()) [[unlikely]] prefix_log_.resize(2 * logged_ + 32);
+    prefix_log_[logged_++] = e;
+  }
+  std::vector<std::vector<std::uint32_t>> log_op_clock_, log_object_clock_;  // start_graph's scratch
+  std::vector<std::vector<std::vector<std::uint32_t>>> log_store_clock_;
   std::vector<sc_node> nodes_;
   std::vector<std::vector<std::uint32_t>> nodes_of_;  // by operation: its nodes' indices
-  std::vector<std::uint32_t> last_sc_store_node_;     // by object: 1 + its newest seq_cst store's node, 0 none
-  std::vector<std::uint32_t> sc_prefix_;              // sc_.at at the first fence
   std::vector<fenced_access> fenced_loads_, fenced_stores_;
   std::vector<std::uint32_t> sources_, reach_, preds_;  // scratch
   std::vector<char> marked_;
@@ -297,7 +339,6 @@ class weak_memory {
   std::vector<location> locations_;  // index = object id
   std::vector<op_state> ops_;        // index = operation id
   std::vector<view> released_;       // index = object id: views released to locks, futures...
-  view sc_;                          // seq_cst stores, for the seq_cst accesses after them
   std::uint32_t last_read_ = 0;
   std::uint32_t last_written_ = 0;
   // rmw_read's choice, for the rmw() call of the same step.
@@ -317,25 +358,33 @@ class weak_memory {
   std::vector<std::uint64_t> choice_names_;  // choice::names of the choice being made
   // The kinds of atomic event the iteration ran: 1, a seq_cst access; 2, an
   // access of a weaker order; 4, a seq_cst fence; 8, a second seq_cst access
-  // of one location; 16, seq_cst accesses by two operations; 32, a seq_cst
-  // store or read-modify-write before the first seq_cst fence. Where the
-  // model orders more than psc, it may hide executions RC11 allows, and the
-  // engine's outcome says so
-  // (iteration_outcome::sc_in_run_order): 2 and 8 (a seq_cst access after a
-  // seq_cst store of its location in the run goes after it), 2, 4 and 16
-  // (scb's hb parts taken as all of hb between seq_cst accesses of two
-  // operations), 2, 4 and 32 (sc_prefix_). Without an access weaker than
-  // seq_cst, every RC11 execution has an interleaving whose run order
-  // follows psc (po and rf among seq_cst accesses and fences are psc
-  // edges), where these orders hold; without a fence, psc relates seq_cst
-  // accesses of distinct locations only through hb, which the run follows.
+  // of one location; 16, seq_cst accesses by two operations; 64,
+  // a synchronization that is not a seq_cst access's: an access weaker than
+  // seq_cst that acquires or releases, or a fence that is not relaxed. The
+  // graph takes hb between nodes of two operations as psc (scb's hb parts
+  // as all of hb), which orders more than psc only where hb between them
+  // runs through such a synchronization (64: a seq_cst store read by a
+  // seq_cst load is hb|loc, a lock's unlock and lock po|≠loc;hb;po|≠loc),
+  // and hides an execution only where psc also relates nodes of two
+  // operations otherwise, through seq_cst accesses of one location (8) or a
+  // fence (4). The engine's outcome says so when 64, 16 and 4 or 8 meet
+  // (iteration_outcome::sc_in_run_order).
   std::uint8_t kinds_ = 0;
   operation_id sc_op_ = 0;  // the first operation with a seq_cst access (16)
+  // A synchronization that is not a seq_cst access's (64).
+  void note_order(std::memory_order order) {
+    if (order != std::memory_order_relaxed && order != std::memory_order_seq_cst && (kinds_ & 64) == 0)
+        [[unlikely]]
+      note_kind(64);
+  }
   void note_kind(std::uint8_t kind);
   operation_id engine_running() const;
-  void record(weak_access::what kind, bool sc, object_id x) {
+  void record(weak_access::what kind, std::memory_order order, object_id x) {
     const bool fence = kind == weak_access::what::fence;
-    if (const std::uint8_t k = fence ? (sc ? 4 : 0) : (sc ? 1 : 2); (kinds_ & k) != k) [[unlikely]]
+    const bool sc = order == std::memory_order_seq_cst;
+    // By fence, then order (relaxed, consume, acquire, release, acq_rel, seq_cst).
+    static constexpr std::uint8_t kinds[2][6] = {{2, 66, 66, 66, 66, 1}, {0, 64, 64, 64, 64, 68}};
+    if (const std::uint8_t k = kinds[fence][static_cast<int>(order)]; (kinds_ & k) != k) [[unlikely]]
       note_kind(k);
     if (sc && !fence) {
       if (const operation_id me = engine_running(); sc_op_ != me) [[unlikely]] {

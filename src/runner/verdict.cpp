@@ -52,11 +52,12 @@ std::vector<std::string> statistics::caveats() const {
                               "publishes atomic)",
                               share_of(plain_unseen_iterations, iterations)));
   if (sc_in_run_order_iterations > 0)
-    out.push_back(fmt::format("{} mixed atomic orders weaker than seq_cst with seq_cst accesses of one location, or "
-                              "with seq_cst fences and seq_cst accesses of two threads or seq_cst stores before the "
-                              "first fence; heddle orders those seq_cst accesses as they ran (of two threads, by "
-                              "happens-before), where RC11's SC axiom may order them otherwise, so executions RC11 "
-                              "allows there may be missing (docs/memory-model.md, \"What is approximated\")",
+    out.push_back(fmt::format("{} mixed seq_cst accesses of two threads with an atomic access weaker than seq_cst "
+                              "that acquires or releases, or a fence, and with seq_cst accesses of one location or "
+                              "a seq_cst fence; heddle takes happens-before between seq_cst accesses of two threads "
+                              "as part of RC11's seq_cst order (psc), which may order them where RC11's SC axiom "
+                              "does not, so executions RC11 allows there may be missing (docs/memory-model.md, "
+                              "\"What is approximated\")",
                               share_of(sc_in_run_order_iterations, iterations)));
   if (held_wait_iterations > 0)
     out.push_back(fmt::format("{} held back an operation whose try of a wait loop (the steps between two yields or "
@@ -110,7 +111,7 @@ std::string pass_verdict(const statistics& s) {
     if (s.memory_model == memory_model::rc11)
       return fmt::format("passed: {}, verified under RC11{}{}{}{}", all,
                          s.plain_unseen_iterations > 0 ? " for atomics only" : "",
-                         s.sc_in_run_order_iterations > 0 ? ", with seq_cst accesses in the order they ran" : "",
+                         s.sc_in_run_order_iterations > 0 ? ", with seq_cst accesses ordered by happens-before" : "",
                          s.bounded_choices > 0 ? " with spurious events once per call site" : "", waits);
     return fmt::format("passed: {} (verified{})", all, waits);
   }

@@ -341,11 +341,12 @@ bool dpor_strategy::absorb_weak() {
   f.pred = w.pred;
   f.newest = w.newest;
   if (w.kind != weak_access::what::fence) f.object = w.object;
-  if (w.kind == weak_access::what::fence && w.sc) {
-    f.first_sc_fence = true;
-    for (std::size_t k = events_.size() - 1; k-- > 0 && f.first_sc_fence;) {
+  if (w.kind == weak_access::what::fence || !w.sc) {
+    f.ends_prefix = true;
+    for (std::size_t k = events_.size() - 1; k-- > 0 && f.ends_prefix;) {
       const footprint& g = events_[k].f;
-      if (!g.invisible && !g.global && g.sc && g.wk == weak_access::what::fence) f.first_sc_fence = false;
+      if (!g.invisible && !g.global && g.wk != weak_access::what::none && (g.wk == weak_access::what::fence || !g.sc))
+        f.ends_prefix = false;
     }
   }
   if ((w.kind == weak_access::what::load || w.kind == weak_access::what::rmw) && f.cands.empty())

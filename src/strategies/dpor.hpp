@@ -67,10 +67,12 @@ struct footprint {
   std::uint64_t wrote = 0;  // store, rmw: the store made
   std::uint64_t pred = 0;   // store, rmw: placed right after this store in mo
   bool newest = false;      // store, rmw: placed last in mo
-  // seq_cst fence: no seq_cst fence ran before it in the iteration (or one
-  // may have, in a step of several accesses): it starts the psc graph
-  // (weak_memory.hpp, sc_prefix_).
-  bool first_sc_fence = false;
+  // An access weaker than seq_cst, or a fence, with none before it in the
+  // iteration (or one may have been, in a step of several accesses): it
+  // ends the iteration's seq_cst prefix, in which a seq_cst load reads the
+  // newest store and a seq_cst store goes last; after it they may read, or
+  // go, older (weak_memory.hpp, "The prefix").
+  bool ends_prefix = false;
   // A sleeping atomic access (sleep entries only): the stores made since it
   // was put to sleep that give it outcomes it has not explored: loads that
   // may read them, stores that may be placed right after them. Empty: it is

@@ -116,8 +116,8 @@ void check(std::uint32_t seed, int programs, bool with_rmw, bool with_fences, bo
     for (const outcome& o : seen) EXPECT_TRUE(rc11.count(o)) << "RC11 forbids an outcome heddle reached";
     // Without seq_cst events, every outcome RC11 allows (read-modify-writes
     // reading older stores included); and so wherever the verdict did not
-    // say that seq_cst accesses ran in run order (verdict.cpp's caveat names
-    // the only cases an approximation can hide an execution).
+    // say that it ordered seq_cst accesses by happens-before (verdict.cpp's
+    // caveat names the only cases the approximation can hide an execution).
     if (!uses_seq_cst(p) || !litmus::last_dpor_ordered_seq_cst_as_run) {
       EXPECT_EQ(seen, rc11) << "heddle hides outcomes RC11 allows";
     }

@@ -179,10 +179,10 @@ TEST(litmus, sc_fences_ordered_through_modification_order_forbid_the_cycle) {
 // litmus_random on more seeds: x=1 (release); F1; a=y (seq_cst) || b=x
 // (seq_cst) || c=x (acquire); d=y (acquire); F2; x=2, F seq_cst. Nothing
 // orders x=1 before x=2 in mo when F2 runs before F1 (c=0, d=0), so final
-// x=1 is allowed. The model orders two fences by the run when a seq_cst
-// access runs between them (weak_memory.cpp, seq_cst_fence), so only the
-// schedules with F2 first reach it: dpor must run both orders of the fences
-// (docs/memory-model.md, "dpor under rc11").
+// x=1 is allowed. The model once ordered two fences by the run when a
+// seq_cst access ran between them, so only the schedules with F2 first
+// reached it, and dpor had to run both orders of the fences; kept as a
+// regression test (docs/memory-model.md, "dpor under rc11").
 outcome fences_around_seq_cst_accesses() {
   heddle::atomic<int> x{0}, y{0};
   int a = -1, b = -1, c = -1, d = -1;
@@ -362,6 +362,103 @@ TEST(litmus, a_seq_cst_store_that_ran_before_an_sc_fence_need_not_precede_it) {
   EXPECT_EQ(explore_rc11([] { return sc_store_then_a_fence_of_another_thread(rlx, rlx); }), all_outcomes(2, 1));
   EXPECT_FALSE(litmus::last_dpor_ordered_seq_cst_as_run);
   EXPECT_EQ(explore_rc11([] { return sc_store_then_a_fence_of_another_thread(rel, acq); }),
+            without(all_outcomes(2, 1), {{1, 0}}));
+}
+
+// The same without F0: y=1 (seq_cst); w=1 || a=w; F; b=y, the rest
+// relaxed, outcome (a, b). The derivation above holds unchanged (F0 only
+// added F0 psc Wy1 and F0 psc F): psc has at most F psc Wy1 (F po Ry0 rb
+// Wy1), so all 4 outcomes are allowed. (1, 0) needs y=1 to run before F, in
+// the iteration's seq_cst prefix, before its first access weaker than
+// seq_cst; the model made such a store precede every fence, and so forbade
+// (1, 0); it is now a node like any other (weak_memory.hpp, "The prefix").
+// With w release/acquire, a=1 makes Wy1 hb Ry and b=0 breaks coherence.
+outcome sc_store_in_the_prefix_then_a_fence(std::memory_order st, std::memory_order ld) {
+  heddle::atomic<int> y{0}, w{0};
+  int a = -1, b = -1;
+  heddle::thread t([&] {
+    y.store(1, sc);
+    w.store(1, st);
+  });
+  heddle::thread u([&] {
+    a = w.load(ld);
+    heddle::atomic_thread_fence(sc);
+    b = y.load(rlx);
+  });
+  t.join();
+  u.join();
+  return {a, b};
+}
+TEST(litmus, a_seq_cst_store_before_the_first_fence_need_not_precede_it) {
+  EXPECT_EQ(explore_rc11([] { return sc_store_in_the_prefix_then_a_fence(rlx, rlx); }), all_outcomes(2, 1));
+  EXPECT_FALSE(litmus::last_dpor_ordered_seq_cst_as_run);
+  EXPECT_EQ(explore_rc11([] { return sc_store_in_the_prefix_then_a_fence(rel, acq); }),
+            without(all_outcomes(2, 1), {{1, 0}}));
+}
+
+// Two seq_cst stores of one location, ordered in mo against the order they
+// ran: a=y; x=1 (seq_cst) || x=2 (seq_cst); y=1, y's accesses of order
+// `ld` and `st`, outcome (a, final x). Four candidate graphs: a in {0, 1},
+// and x=1 or x=2 last in mo. With y relaxed: hb is po (Wy1 rf Ry does not
+// synchronize), so coherence holds in each (each thread touches each
+// location once); po ∪ rf is acyclic (rf only into T1); psc has the two
+// seq_cst stores, related by mo alone (no po between them, Wx1 has no po
+// successor for po;hb;po, and no hb between them for hb|loc): acyclic. All
+// 4 are allowed. (1, 2) needs y=1, so x=2, to run before a=y, so before
+// x=1, which the model placed after x=2 (seq_cst accesses of one location
+// in the order they ran), so it forbade (1, 2). With y release/acquire, or
+// seq_cst, a=1 gives Wy1 sw Ry, so Wx2 hb Wx1 (po;sw;po) and coherence
+// puts x=2 before x=1 in mo: (1, 2) is forbidden.
+outcome seq_cst_stores_against_their_run_order(std::memory_order st, std::memory_order ld) {
+  heddle::atomic<int> x{0}, y{0};
+  int a = -1;
+  heddle::thread t([&] {
+    a = y.load(ld);
+    x.store(1, sc);
+  });
+  heddle::thread u([&] {
+    x.store(2, sc);
+    y.store(1, st);
+  });
+  t.join();
+  u.join();
+  return {a, x.load(rlx)};
+}
+TEST(litmus, two_seq_cst_stores_of_one_location_may_go_in_mo_against_the_order_they_ran) {
+  const outcomes all = {{0, 1}, {0, 2}, {1, 1}, {1, 2}};
+  EXPECT_EQ(explore_rc11([] { return seq_cst_stores_against_their_run_order(rlx, rlx); }), all);
+  EXPECT_FALSE(litmus::last_dpor_ordered_seq_cst_as_run);
+  EXPECT_EQ(explore_rc11([] { return seq_cst_stores_against_their_run_order(rel, acq); }), without(all, {{1, 2}}));
+  EXPECT_EQ(explore_rc11([] { return seq_cst_stores_against_their_run_order(sc, sc); }), without(all, {{1, 2}}));
+  EXPECT_FALSE(litmus::last_dpor_ordered_seq_cst_as_run);
+}
+
+// A seq_cst load that reads a store older than a seq_cst store that ran
+// before it: x=1 (seq_cst); y=1 || a=y; b=x (seq_cst), y relaxed, outcome
+// (a, b). With y relaxed, hb is po; the seq_cst events Wx1 and Rx are
+// related in psc only by rb when b=0 (Rx rb Wx1): acyclic, and coherence
+// holds (no hb across threads), so all 4 are allowed. (1, 0) needs x=1 to
+// run before a=y, so before b=x, which the model made read x=1 or newer.
+// With y release/acquire, a=1 gives Wx1 hb Rx, and b=0 breaks coherence.
+outcome seq_cst_load_behind_a_seq_cst_store(std::memory_order st, std::memory_order ld) {
+  heddle::atomic<int> x{0}, y{0};
+  int a = -1, b = -1;
+  heddle::thread t([&] {
+    x.store(1, sc);
+    y.store(1, st);
+  });
+  heddle::thread u([&] {
+    a = y.load(ld);
+    b = x.load(sc);
+  });
+  t.join();
+  u.join();
+  return {a, b};
+}
+TEST(litmus, a_seq_cst_load_may_read_behind_a_seq_cst_store_that_ran_before_it) {
+  EXPECT_EQ(explore_rc11([] { return seq_cst_load_behind_a_seq_cst_store(rlx, rlx); }), all_outcomes(2, 1));
+  EXPECT_FALSE(litmus::last_dpor_ordered_seq_cst_as_run);
+  EXPECT_EQ(explore_rc11([] { return seq_cst_load_behind_a_seq_cst_store(rel, acq); }),
             without(all_outcomes(2, 1), {{1, 0}}));
 }
 
@@ -838,12 +935,13 @@ TEST(litmus_executions, sb_has_one_execution_per_pair_of_reads) {
   EXPECT_EQ(counts_rc11([] { return sb(rlx, rlx, true); }), (counts{3, 3}));
   EXPECT_EQ(counts_rc11([] { return sb(rel, acq, true); }), (counts{3, 3}));
   EXPECT_EQ(counts_rc11([] { return sb_mixed({.fence = true}, {}); }), (counts{4, 4}));
-  // A fence against seq_cst accesses: dpor runs both orders of the fence
-  // and each access. y=1 run before the fence precedes every node of the
-  // psc graph (weak_memory.hpp, sc_prefix_), so r1=1; r2=x run after it is
-  // a node that nothing orders after the fence, and may read 0: (1, 0) is
-  // reached in two runs (counted once).
-  EXPECT_EQ(counts_rc11([] { return sb_mixed({.fence = true}, {.store = sc, .load = sc}); }), (counts{3, 6}));
+  // A fence against seq_cst accesses: 3 executions ((0, 0) closes a psc
+  // cycle). dpor runs both orders of the fence and each seq_cst access
+  // (dpor_races.cpp), and the fence or x=1, whichever runs first, ends the
+  // seq_cst prefix and wakes the sleeping seq_cst accesses, which may then
+  // read or go older whichever ran first: 8 runs (6 while y=1 run before
+  // the fence preceded every fence, which the model no longer does).
+  EXPECT_EQ(counts_rc11([] { return sb_mixed({.fence = true}, {.store = sc, .load = sc}); }), (counts{3, 8}));
   // The fences' order reaches a third thread through release/acquire: 7
   // executions, one run each.
   EXPECT_EQ(counts_rc11(sb_fences_seen_by_a_third_thread), (counts{7, 7}));
@@ -853,7 +951,12 @@ TEST(litmus_executions, mp_counts_its_reads_from_choices) {
   EXPECT_EQ(counts_rc11([] { return mp(rlx, rlx); }), (counts{4, 4}));
   EXPECT_EQ(counts_rc11([] { return mp(rel, acq); }), (counts{3, 3}));
   EXPECT_EQ(counts_rc11([] { return mp(rlx, rlx, rel, acq); }), (counts{3, 3}));
-  EXPECT_EQ(counts_rc11([] { return mp(sc, sc); }), (counts{3, 3}));
+  // seq_cst flag: 3 executions in 5 runs. dpor runs both orders of the
+  // seq_cst store and load of f, as in an interleaving (dpor_races.cpp);
+  // with the store first, after the relaxed d=1 ended the seq_cst prefix,
+  // the load may also read 0 (psc has only Rf0 rb Wf1), an execution the
+  // load-first order makes too.
+  EXPECT_EQ(counts_rc11([] { return mp(sc, sc); }), (counts{3, 5}));
   EXPECT_EQ(counts_rc11([] { return mp(rel, rlx); }), (counts{4, 4}));
   // seq_cst fences: 3 executions (no (1,0)), each run once: the model checks
   // the fences' order (psc) on the graph, so dpor does not run both orders.
@@ -937,7 +1040,11 @@ TEST(litmus_executions, lb_2_plus_2w_and_the_coherence_tests) {
 // stores of x, two of them seq_cst, one relaxed, nothing ordering them: RC11
 // allows every mo of the three (psc orders the two seq_cst stores by mo,
 // either way), 3! = 6, each a final value... (the outcome is the final x
-// only, so the count is what tells the six apart).
+// only, so the count is what tells the six apart). dpor takes 12 runs for
+// them: it runs both orders of the two seq_cst stores as in an
+// interleaving, and once x=2 has ended the seq_cst prefix either store may
+// go before the other whichever ran first, so most mo orders are made in
+// two runs (counted once).
 TEST(litmus_executions, seq_cst_stores_among_relaxed_ones) {
   EXPECT_EQ(counts_rc11([] { return sc_store_after_a_relaxed_store(rlx, rlx); }), (counts{4, 4}));
   EXPECT_EQ(counts_rc11([] { return sc_store_after_a_relaxed_store(rel, acq); }), (counts{3, 3}));
@@ -950,7 +1057,7 @@ TEST(litmus_executions, seq_cst_stores_among_relaxed_ones) {
               b.join();
               c.join();
               return outcome{x.load(rlx)};
-            }), (counts{6, 6}));
+            }), (counts{6, 12}));
 }
 // CoRR2: mo of x is 0, then 1 and 2 either way (2); each reader's two loads
 // go forward in it over three stores (3+2+1 = 6 pairs each): 2 * 6 * 6 = 72.
