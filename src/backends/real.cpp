@@ -38,9 +38,9 @@ void* checked(void* f, const char* name) noexcept {
 // syscall() from its own malloc before main (mimalloc, which mold links,
 // asks getrandom for its keys while it sets up its first heap), and looking
 // the C library's syscall up then (dlopen, which allocates) re-entered that
-// malloc half set up: mold aborted at start under heddle (issue: third-party
-// audit; tests/cli: run_own_malloc_that_calls_syscall). No errno is touched on
-// success, as in the C library.
+// malloc half set up: mold aborted at start under heddle (test
+// cli.run_of_a_program_with_its_own_malloc_that_calls_syscall). No errno is
+// touched on success, as in the C library.
 namespace {
 
 long raw_syscall(long number, ...) noexcept {

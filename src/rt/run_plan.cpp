@@ -123,9 +123,11 @@ run_plan make_plan(const program_entry& program) {
     // instrumentation does not see: the race detector found no order between
     // two critical sections, or between a node's fields and the reader that
     // found it by rcu_dereference, and reported races on correct programs
-    // (tests/thirdparty: openmp.sh, urcu). Off for an instrumented program
-    // that loads one, unless asked for; accesses stay scheduling points, so
-    // the program's own checks still judge each interleaving.
+    // (tests/thirdparty: thirdparty.openmp, thirdparty.urcu). Off for an
+    // instrumented program that loads one (or libtbb, libpthreadpool: the
+    // table in known_libraries.cpp), unless asked for; accesses stay
+    // scheduling points, so the program's own checks still judge each
+    // interleaving, and the verdict says races were not checked.
     const char* options_variable = std::getenv("HEDDLE_OPTIONS");
     const bool races_asked = detail::option_given("detect_races") ||
                              (options_variable != nullptr && std::strstr(options_variable, "detect_races") != nullptr);

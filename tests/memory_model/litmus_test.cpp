@@ -338,8 +338,8 @@ TEST(litmus, a_seq_cst_access_between_two_sc_fences_does_not_order_them) {
 // other three are allowed too (no cycle without b=0 and a=1, and coherence
 // holds with hb = po). The model ordered a seq_cst store before every fence
 // that ran after it, and so forbade (1, 0). (F0 makes y=1 run after the
-// iteration's first fence, as a node of the psc graph: the seq_cst accesses
-// before the first fence still precede every fence, docs/memory-model.md.)
+// iteration's first fence, out of the seq_cst prefix; the test below is the
+// same with y=1 in the prefix.)
 // With w release/acquire, a=1 makes Wy1 hb Ry, and b=0 breaks coherence.
 outcome sc_store_then_a_fence_of_another_thread(std::memory_order st, std::memory_order ld) {
   heddle::atomic<int> y{0}, w{0};

@@ -1,7 +1,7 @@
 /* An OpenMP lost update: two threads of a parallel region add to a shared
  * counter with no critical section. Built with heddle's instrumentation, the
  * counter's read and write are scheduling points, and heddle finds the
- * interleaving where both threads read 0 (openmp.sh). The fixed twin adds
+ * interleaving where both threads read 0 (thirdparty.openmp, known_library.sh). The fixed twin adds
  * under `omp critical`. */
 #include <assert.h>
 #include <stdio.h>
