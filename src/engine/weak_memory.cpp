@@ -348,13 +348,13 @@ void weak_memory::start_graph() {
   for (std::size_t i = 0; i < logged_; ++i) {
     const prefix_event& ev = prefix_log_[i];
     // Both operations' clocks exist before either is referenced.
-    if (ev.kind >= 3) slot(op_clock, std::max<std::size_t>(ev.op, ev.x));
+    if (ev.kind == prefix_kind::spawn || ev.kind == prefix_kind::join) slot(op_clock, std::max<std::size_t>(ev.op, ev.x));
     switch (ev.kind) {
-      case 1: join_clock(slot(object_clock, ev.x), slot(op_clock, ev.op)); break;
-      case 2: join_clock(slot(op_clock, ev.op), slot(object_clock, ev.x)); break;
-      case 3: op_clock[ev.x] = op_clock[ev.op]; break;
-      case 4: join_clock(op_clock[ev.op], op_clock[ev.x]); break;
-      default: {
+      case prefix_kind::release: join_clock(slot(object_clock, ev.x), slot(op_clock, ev.op)); break;
+      case prefix_kind::acquire: join_clock(slot(op_clock, ev.op), slot(object_clock, ev.x)); break;
+      case prefix_kind::spawn: op_clock[ev.x] = op_clock[ev.op]; break;
+      case prefix_kind::join: join_clock(op_clock[ev.op], op_clock[ev.x]); break;
+      case prefix_kind::access: {
         std::vector<std::uint32_t>& clock = slot(op_clock, ev.op);
         const object_id x = ev.x;
         join_clock(clock, store_slot(x, ev.writes ? ev.read : ev.store));
@@ -489,7 +489,7 @@ void weak_memory::load(object_id x, std::memory_order order, void* value, std::s
   read_from(next_event(me, o), x, store);
   if (k > 0) note(x, store, false, order);
   if (graph_) [[unlikely]] psc_record(x, position(x, store), o, me, sc, false, store);
-  else if (sc && prefix_) log({0, false, me, x, store, 0});
+  else if (sc && prefix_) log({prefix_kind::access, false, me, x, store, 0});
   // The message first: an acquire load of a release store then finds the
   // store in it, and its view stays unsplit (weak_memory.hpp, view).
   const view& message = locations_[x].stores[store].message;
@@ -543,7 +543,7 @@ bool weak_memory::store(object_id x, std::memory_order order, const void* curren
   last_.written = locations_[x].stores[store].event;
   if (!newest) note(x, store, true, order);
   if (graph_) [[unlikely]] psc_record(x, position(x, store), o, me, sc, true, store);
-  else if (sc && prefix_) log({0, true, me, x, store, 0});
+  else if (sc && prefix_) log({prefix_kind::access, true, me, x, store, 0});
   raise(o.current, x, store);
   message_of_store(o, x, is_release(order), store, locations_[x].stores[store].message);
   return newest;
@@ -640,7 +640,7 @@ bool weak_memory::record_rmw(location& l, object_id x, operation_id me, op_state
   }
   if (!newest) note(x, read, false, order);
   if (!wrote && graph_) [[unlikely]] psc_record(x, position(x, read), o, me, sc, false, read);
-  else if (!wrote && prefix_) log({0, false, me, x, read, 0});
+  else if (!wrote && prefix_) log({prefix_kind::access, false, me, x, read, 0});
   join(is_acquire(order) ? o.current : o.pending_acquire, l.stores[read].message);
   raise_read(o.current, x, read);
   if (wrote) {
@@ -650,7 +650,7 @@ bool weak_memory::record_rmw(location& l, object_id x, operation_id me, op_state
     last_written_ = store;
     l.stores[store].event = event;
     if (graph_) [[unlikely]] psc_record(x, position(x, store), o, me, sc, true, store);
-    else if (prefix_) log({0, true, me, x, store, read});
+    else if (prefix_) log({prefix_kind::access, true, me, x, store, read});
     raise(o.current, x, store);
     view& message = l.stores[store].message;
     message_of_store(o, x, is_release(order), store, message);
@@ -674,14 +674,14 @@ void weak_memory::fence(std::memory_order order) {
 
 void weak_memory::acquire(object_id object) {
   if (atomics_used_ && object < released_.size()) {
-    log_edge(2, engine_.running(), object);
+    log_edge(prefix_kind::acquire, engine_.running(), object);
     join(op(engine_.running()).current, released_[object]);
   }
 }
 
 void weak_memory::release(object_id object) {
   if (!atomics_used_) return;
-  log_edge(1, engine_.running(), object);
+  log_edge(prefix_kind::release, engine_.running(), object);
   if (object >= released_.size()) released_.resize(object + 1);
   join(released_[object], op(engine_.running()).current);
 }
@@ -689,14 +689,14 @@ void weak_memory::release(object_id object) {
 // op() may grow ops_: both operations' slots exist before either is referenced.
 void weak_memory::spawned(operation_id child) {
   if (!atomics_used_) return;
-  log_edge(3, engine_.running(), child);
+  log_edge(prefix_kind::spawn, engine_.running(), child);
   op(std::max(child, engine_.running()));
   ops_[child].current = ops_[engine_.running()].current;
 }
 
 void weak_memory::joined(operation_id child) {
   if (!atomics_used_) return;
-  log_edge(4, engine_.running(), child);
+  log_edge(prefix_kind::join, engine_.running(), child);
   op(std::max(child, engine_.running()));
   join(ops_[engine_.running()].current, ops_[child].current);
 }

@@ -307,13 +307,14 @@ class weak_memory {
   }
   // Logs a happens-before edge of a lock, spawn or join during the prefix,
   // once it has a seq_cst access (one before cannot order two nodes).
-  void log_edge(std::uint8_t kind, operation_id op, std::uint32_t other) {
+  enum class prefix_kind : std::uint8_t { access, release, acquire, spawn, join };
+  void log_edge(prefix_kind kind, operation_id op, std::uint32_t other) {
     if (prefix_ && logged_ != 0) [[unlikely]] log({kind, false, op, other, 0, 0});
   }
   bool graph_ = false;  // nodes are kept: past the prefix, and a seq_cst access or fence ran
   bool prefix_ = true;  // only seq_cst accesses so far (weak_memory.hpp, "The prefix")
   struct prefix_event {
-    std::uint8_t kind = 0;  // 0 access, 1 release (x: object), 2 acquire (x: object), 3 spawn (x: child), 4 join (x: child)
+    prefix_kind kind = prefix_kind::access;  // release, acquire: x is the object; spawn, join: x is the child
     bool writes = false;    // an access that wrote `store`; otherwise it read `store`
     operation_id op = 0;
     std::uint32_t x = 0;
