@@ -5,7 +5,6 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -128,10 +127,7 @@ run_plan make_plan(const program_entry& program) {
     // table in known_libraries.cpp), unless asked for; accesses stay
     // scheduling points, so the program's own checks still judge each
     // interleaving, and the verdict says races were not checked.
-    const char* options_variable = std::getenv("HEDDLE_OPTIONS");
-    const bool races_asked = detail::option_given("detect_races") ||
-                             (options_variable != nullptr && std::strstr(options_variable, "detect_races") != nullptr);
-    if (tsan::instrumented != nullptr && o.detect_races && !races_asked &&
+    if (tsan::instrumented != nullptr && o.detect_races && !detail::option_given("detect_races") &&
         tsan::instrumented()) {
       if (const known_library library = invisible_synchronization(); library.path != nullptr) {
         o.detect_races = false;

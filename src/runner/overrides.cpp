@@ -150,8 +150,28 @@ std::string variable_of(std::string_view name) {
 }
 }  // namespace
 
+// HEDDLE_OPTIONS="suppressions=race.supp:max_steps=50000", as TSAN_OPTIONS:
+// name=value entries separated by spaces or colons; `each` gets every
+// non-empty entry.
+template <typename F>
+void for_each_options_entry(F each) {
+  const char* text = std::getenv("HEDDLE_OPTIONS");
+  if (text == nullptr) return;
+  const std::string_view all(text);
+  std::size_t at = 0;
+  while (at < all.size()) {
+    const std::size_t end = std::min(all.find_first_of(" :", at), all.size());
+    const std::string_view entry = all.substr(at, end - at);
+    at = end + 1;
+    if (!entry.empty()) each(entry);
+  }
+}
+
 bool option_given(std::string_view name) {
-  return flag_overrides().contains(std::string(name)) || std::getenv(variable_of(name).c_str()) != nullptr;
+  if (flag_overrides().contains(std::string(name)) || std::getenv(variable_of(name).c_str()) != nullptr) return true;
+  bool in_variable = false;
+  for_each_options_entry([&](std::string_view entry) { in_variable |= entry.substr(0, entry.find('=')) == name; });
+  return in_variable;
 }
 
 bool is_option_name(std::string_view name) {
@@ -180,19 +200,10 @@ bool backend_requested(const options& given) {
          flag_overrides().contains("backend");
 }
 
-// HEDDLE_OPTIONS="suppressions=race.supp:max_steps=50000", as TSAN_OPTIONS:
-// name=value entries separated by spaces or colons. The single HEDDLE_*
-// variables and the flags come after it.
+// HEDDLE_OPTIONS's entries; the single HEDDLE_* variables and the flags come
+// after it.
 void apply_options_variable(options& o) {
-  const char* text = std::getenv("HEDDLE_OPTIONS");
-  if (text == nullptr) return;
-  const std::string_view all(text);
-  std::size_t at = 0;
-  while (at < all.size()) {
-    const std::size_t end = std::min(all.find_first_of(" :", at), all.size());
-    const std::string_view entry = all.substr(at, end - at);
-    at = end + 1;
-    if (entry.empty()) continue;
+  for_each_options_entry([&](std::string_view entry) {
     const auto equals = entry.find('=');
     const std::string_view name = entry.substr(0, equals);
     if (equals == std::string_view::npos || !is_option_name(name))
@@ -200,7 +211,7 @@ void apply_options_variable(options& o) {
                                     "name (suppressions, max_steps, spurious_wakeups, ...)",
                                     entry));
     set_option(o, name, entry.substr(equals + 1), fmt::format("{} in HEDDLE_OPTIONS", name));
-  }
+  });
 }
 
 options with_overrides(options o) {

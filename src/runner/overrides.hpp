@@ -15,7 +15,8 @@ namespace heddle::detail {
 // heddle::usage_error for an unknown name or a bad value.
 void set_option(options& o, std::string_view name, std::string_view value, std::string_view source);
 bool is_option_name(std::string_view name);
-// Did a HEDDLE_* variable or a --heddle_* flag set option `name`?
+// Did a HEDDLE_* variable, an entry of HEDDLE_OPTIONS or a --heddle_* flag
+// set option `name`?
 bool option_given(std::string_view name);
 
 // Flag values a test binary's main() parsed, applied after the environment.

@@ -40,6 +40,11 @@ case "$out" in
   *"heddle: not checked: data races: the race detector was off, since $what orders its threads with atomics that are not instrumented"*) ;;
   *) fail "$instrumented: the verdict does not say data races were not checked: $out" ;;
 esac
+# Asked for through HEDDLE_OPTIONS (as through --detect-races), it stays on.
+out=$(HEDDLE_OPTIONS=detect_races=true "$heddle" run --iterations 3 --seed 1 --out out -- "$instrumented" 2>&1)
+case "$out" in
+  *"the race detector is off"*|*"the race detector was off"*) fail "HEDDLE_OPTIONS=detect_races=true: the race detector was turned off: $out" ;;
+esac
 # On fibers every thread's thread_local lies at one address, and the library
 # hands a thread's to the others by pointer: one line and exit status 2, not
 # a deadlock or a crash reported as the program's bug.
