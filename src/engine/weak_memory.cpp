@@ -32,7 +32,6 @@ void weak_memory::clear() {
       spare_views_.push_back(std::move(r.message));
     }
     l.live = false;
-    l.sc_accessed = false;
     l.stores.clear();
     l.order.clear();
     l.position.clear();
@@ -44,6 +43,8 @@ void weak_memory::clear() {
     o.has_release_fence = false;
     for (view& v : o.release_store) v.clear();
     o.accesses = 0;
+    o.run_loc = no_location;
+    o.run_gained = false;
   }
   for (view& v : released_) v.clear();
   prefix_ = true;
@@ -55,20 +56,17 @@ void weak_memory::clear() {
     fenced_stores_.clear();
     graph_ = false;
   }
-  sc_op_ = 0;
   reads_from_ = 0;
   rmw_read_ = {};
-  kinds_ = 0;
+  approximated_ = false;
   hb_split_ = false;
   atomics_used_ = false;
 }
 
-void weak_memory::note_kind(std::uint8_t kind) {
-  kinds_ |= kind;
-  if ((kinds_ & 80) == 80 && (kinds_ & 12) != 0) engine_.note_sc_in_run_order();
+void weak_memory::note_approximated() {
+  approximated_ = true;
+  engine_.note_sc_in_run_order();
 }
-
-operation_id weak_memory::engine_running() const { return engine_.running(); }
 
 std::uint64_t weak_memory::next_event(operation_id me, op_state& o) {
   return mix((std::uint64_t{me} << 32 | ++o.accesses) + 0x9e3779b97f4a7c15ull);
@@ -167,9 +165,102 @@ void weak_memory::clock_nodes(const std::vector<std::uint32_t>& clock, bool fenc
   out.clear();
   for (std::size_t q = 0; q < clock.size(); ++q)
     if (clock[q] != 0) {
-      const std::uint32_t n = nodes_of_[q][clock[q] - 1];
+      const std::uint32_t n = nodes_of_[q][entry_count(clock[q]) - 1];
       const std::uint32_t m = fences_only ? nodes_[n].last_fence : n;
       if (m != no_node) out.push_back(m);
+    }
+}
+
+void weak_memory::access_preds(const op_state& o, object_id x, operation_id me, std::vector<std::uint32_t>& out) {
+  out.clear();
+  const std::vector<std::uint32_t>& clock = o.current.fences;
+  // The clock may hold what accesses of x acquired since the last event of
+  // another location (d in sb|≠loc;hb;sb|≠loc is before the access, of
+  // another location): taken as if a plain access came after them.
+  const bool loose = o.run_loc == x && o.run_gained;
+  for (std::size_t q = 0; q < clock.size(); ++q) {
+    if (clock[q] == 0) continue;
+    const std::uint32_t count = entry_count(clock[q]), r = entry_reach(clock[q]);
+    const std::uint32_t n = nodes_of_[q][count - 1];
+    const sc_node& node = nodes_[n];
+    // sb; hb;scb from a fence (an event before the access); hb|loc.
+    if (q == me || node.fence || node.x == x) {
+      out.push_back(n);
+      continue;
+    }
+    // sb|≠loc;hb;sb|≠loc: exact where an event of another location followed
+    // the node (after_elsewhere) and came between the acquisition and the
+    // access (not loose); else only if a plain access came between.
+    if (r >= after_same_loc) {
+      if (r == after_same_loc || loose) approximated();
+      out.push_back(n);
+      continue;
+    }
+    // Reached by its own release only: the node before it, which is
+    // followed by it (and by the events between), is.
+    if (count == 1) continue;
+    if (node.same_run || loose) approximated();
+    out.push_back(nodes_of_[q][count - 2]);
+  }
+}
+
+void weak_memory::fence_preds(const std::vector<std::uint32_t>& clock, operation_id me,
+                              std::vector<std::uint32_t>& out) const {
+  out.clear();
+  for (std::size_t q = 0; q < clock.size(); ++q) {
+    if (clock[q] == 0) continue;
+    const std::uint32_t count = entry_count(clock[q]);
+    const std::uint32_t n = nodes_of_[q][count - 1];
+    // A node released by itself and acquired only by fences is not before
+    // this fence in psc_base (scb needs an access of its location, or an
+    // event after it, between); the node before it is.
+    if (q == me || nodes_[n].fence || entry_reach(clock[q]) != self) out.push_back(n);
+    else if (count > 1) out.push_back(nodes_of_[q][count - 2]);
+  }
+}
+
+void weak_memory::acquired_preds(const view& message, bool release, const std::vector<std::uint32_t>& clock,
+                                 object_id x, operation_id me, std::vector<std::uint32_t>& out) {
+  out.clear();
+  const std::vector<std::uint32_t>& m = message.fences;
+  for (std::size_t q = 0; q < m.size(); ++q) {
+    const std::uint32_t known = q < clock.size() ? entry_count(clock[q]) : 0;
+    const std::uint32_t count = entry_count(m[q]);
+    if (q == me || count <= known) continue;
+    // The latest node of x among those newly acquired (hb|loc), and the
+    // latest fence (hb;hb|loc: the fence happens before the release store
+    // read, of x, or before the release fence of a relaxed one).
+    bool access = false, fence = false;
+    for (std::uint32_t k = count; k > known && !(access && fence); --k) {
+      const std::uint32_t n = nodes_of_[q][k - 1];
+      if (nodes_[n].fence) {
+        if (!fence) {
+          fence = true;
+          if (!release) approximated();
+          out.push_back(n);
+        }
+      } else if (!access && nodes_[n].x == x) {
+        access = true;
+        out.push_back(n);
+      }
+    }
+  }
+}
+
+void weak_memory::advance(std::vector<std::uint32_t>& clock, operation_id me, std::uint32_t x) const {
+  if (me >= clock.size()) return;
+  std::uint32_t& e = clock[me];
+  if (e == 0 || entry_reach(e) == after_elsewhere) return;
+  const sc_node& n = nodes_[nodes_of_[me][entry_count(e) - 1]];
+  const std::uint32_t r = !n.fence && n.x == x ? after_same_loc : after_elsewhere;
+  e = entry(entry_count(e), std::max(entry_reach(e), r));
+}
+
+void weak_memory::at_location(std::vector<std::uint32_t>& clock, operation_id me, object_id x) const {
+  for (std::size_t q = 0; q < clock.size(); ++q)
+    if (const std::uint32_t e = clock[q]; e != 0 && q != me && entry_reach(e) == self) {
+      const sc_node& n = nodes_[nodes_of_[q][entry_count(e) - 1]];
+      if (!n.fence && n.x == x) clock[q] = entry(entry_count(e), self_at_loc);
     }
 }
 
@@ -203,7 +294,8 @@ void weak_memory::ancestors() {
 // n's floor; that closes a cycle when n reaches the fences, or the access.
 // The fences' ancestors count with what they had seen (psc_F's eco), the
 // seq_cst access's with what happens before them (psc_base's scb;hb).
-std::size_t weak_memory::psc_floor(object_id x, const std::vector<std::uint32_t>& clock, bool sc) {
+std::size_t weak_memory::psc_floor(object_id x, const op_state& o, bool sc) {
+  const std::vector<std::uint32_t>& clock = o.current.fences;
   std::size_t floor = 0;
   clock_nodes(clock, true, reach_);
   if (!reach_.empty()) {
@@ -211,8 +303,9 @@ std::size_t weak_memory::psc_floor(object_id x, const std::vector<std::uint32_t>
     for (std::uint32_t n : reach_) floor = std::max(floor, node_floor(nodes_[n], x, true));
   }
   if (sc) {
-    // The access's own predecessors: what happens before it.
-    clock_nodes(clock, false, reach_);
+    // The access's own predecessors (those of its acquisition, hb|loc, close
+    // no cycle: each is mo- or rb-before every store after the one read).
+    access_preds(o, x, engine_.running(), reach_);
     if (reach_.empty()) return floor;
     ancestors();
     for (std::uint32_t n : reach_) floor = std::max(floor, node_floor(nodes_[n], x, false));
@@ -221,7 +314,10 @@ std::size_t weak_memory::psc_floor(object_id x, const std::vector<std::uint32_t>
 }
 
 void weak_memory::psc_record(object_id x, std::size_t c, op_state& o, operation_id me, bool sc, bool writes,
-                             std::uint32_t store) {
+                             std::uint32_t store, const store_record* read) {
+  step(o, me, x);
+  const bool same_run = me < o.current.fences.size() && o.current.fences[me] != 0 &&
+                        entry_reach(o.current.fences[me]) == after_same_loc;
   const std::vector<std::uint32_t>& clock = o.current.fences;
   clock_nodes(clock, true, sources_);
   const auto count = static_cast<std::uint32_t>(nodes_.size());
@@ -237,19 +333,20 @@ void weak_memory::psc_record(object_id x, std::size_t c, op_state& o, operation_
   {
     sc_node n;
     n.op = me;
+    n.same_run = same_run;
     n.writes = writes;
     n.x = x;
     n.store = store;
     nodes_.push_back(std::move(n));
   }
-  for (std::uint32_t t = 0; t < count; ++t) {
-    const sc_node& n = nodes_[t];
-    if (c < node_floor(n, x, false)) psc_edge(e, t);
-    // A seq_cst store it read: hb|loc (its clock joins the store's after this).
-    else if (!writes && !n.fence && n.writes && n.x == x && n.store == store) psc_edge(t, e);
-  }
-  clock_nodes(clock, false, preds_);
+  for (std::uint32_t t = 0; t < count; ++t)
+    if (c < node_floor(nodes_[t], x, false)) psc_edge(e, t);
+  access_preds(o, x, me, preds_);
   for (std::uint32_t p : preds_) psc_edge(p, e);
+  if (read != nullptr) {
+    acquired_preds(read->message, read->release, clock, x, me, preds_);
+    for (std::uint32_t p : preds_) psc_edge(p, e);
+  }
   if (writes) {
     // What goes before it in mo, or read a store before it: mo and rb.
     for (std::uint32_t t = 0; t < count; ++t)
@@ -265,7 +362,7 @@ void weak_memory::psc_record(object_id x, std::size_t c, op_state& o, operation_
   nodes_[e].last_fence = nodes_of_[me].empty() ? no_node : nodes_[nodes_of_[me].back()].last_fence;
   nodes_of_[me].push_back(e);
   if (o.current.fences.size() <= me) o.current.fences.resize(me + 1, 0);
-  o.current.fences[me] = static_cast<std::uint32_t>(nodes_of_[me].size());
+  o.current.fences[me] = entry(static_cast<std::uint32_t>(nodes_of_[me].size()), self);
 }
 
 // A seq_cst fence follows the nodes that happen before it, each fence F
@@ -284,7 +381,7 @@ void weak_memory::seq_cst_fence(op_state& o, operation_id me) {
     f.before = o.current;
     nodes_.push_back(std::move(f));
   }
-  clock_nodes(o.current.fences, false, preds_);
+  fence_preds(o.current.fences, me, preds_);
   for (std::uint32_t p : preds_) psc_edge(p, index);
   const view& before = nodes_[index].before;
   const auto seen_at = [&](object_id x) { return position(x, seen(before, x)); };
@@ -307,7 +404,7 @@ void weak_memory::seq_cst_fence(op_state& o, operation_id me) {
   if (nodes_of_.size() <= me) nodes_of_.resize(me + 1);
   nodes_of_[me].push_back(index);
   if (o.current.fences.size() <= me) o.current.fences.resize(me + 1, 0);
-  o.current.fences[me] = static_cast<std::uint32_t>(nodes_of_[me].size());
+  o.current.fences[me] = entry(static_cast<std::uint32_t>(nodes_of_[me].size()), self);
 }
 
 void weak_memory::end_prefix() {
@@ -349,19 +446,49 @@ void weak_memory::start_graph() {
     const prefix_event& ev = prefix_log_[i];
     // Both operations' clocks exist before either is referenced.
     if (ev.kind == prefix_kind::spawn || ev.kind == prefix_kind::join) slot(op_clock, std::max<std::size_t>(ev.op, ev.x));
+    // Each event comes after its operation's latest node (advance), and an
+    // access after the nodes of its location its clock names (at_location);
+    // each operation's run (step) as its events left it.
+    op(ev.op);
+    if (ev.kind != prefix_kind::access) {
+      ops_[ev.op].run_loc = no_location;
+      ops_[ev.op].run_gained = false;
+    } else if (ops_[ev.op].run_loc != ev.x) {
+      ops_[ev.op].run_loc = ev.x;
+      ops_[ev.op].run_gained = false;
+    }
     switch (ev.kind) {
-      case prefix_kind::release: join_clock(slot(object_clock, ev.x), slot(op_clock, ev.op)); break;
-      case prefix_kind::acquire: join_clock(slot(op_clock, ev.op), slot(object_clock, ev.x)); break;
-      case prefix_kind::spawn: op_clock[ev.x] = op_clock[ev.op]; break;
-      case prefix_kind::join: join_clock(op_clock[ev.op], op_clock[ev.x]); break;
+      case prefix_kind::release:
+        advance(slot(op_clock, ev.op), ev.op, no_location);
+        join_clock(slot(object_clock, ev.x), op_clock[ev.op]);
+        break;
+      case prefix_kind::acquire:
+        advance(slot(op_clock, ev.op), ev.op, no_location);
+        join_clock(op_clock[ev.op], slot(object_clock, ev.x));
+        break;
+      case prefix_kind::spawn:
+        advance(op_clock[ev.op], ev.op, no_location);
+        op_clock[ev.x] = op_clock[ev.op];
+        break;
+      case prefix_kind::join:
+        advance(op_clock[ev.op], ev.op, no_location);
+        advance(op_clock[ev.x], ev.x, no_location);
+        join_clock(op_clock[ev.op], op_clock[ev.x]);
+        break;
       case prefix_kind::access: {
         std::vector<std::uint32_t>& clock = slot(op_clock, ev.op);
         const object_id x = ev.x;
-        join_clock(clock, store_slot(x, ev.writes ? ev.read : ev.store));
+        advance(clock, ev.op, x);
+        const bool same_run = ev.op < clock.size() && clock[ev.op] != 0 && entry_reach(clock[ev.op]) == after_same_loc;
+        const std::vector<std::uint32_t>& read = store_slot(x, ev.writes ? ev.read : ev.store);
+        if (!read.empty()) ops_[ev.op].run_gained = true;
+        join_clock(clock, read);
+        at_location(clock, ev.op, x);
         const auto e = static_cast<std::uint32_t>(nodes_.size());
         {
           sc_node n;
           n.op = ev.op;
+          n.same_run = same_run;
           n.writes = ev.writes;
           n.x = x;
           n.store = ev.store;
@@ -379,7 +506,7 @@ void weak_memory::start_graph() {
         if (nodes_of_.size() <= ev.op) nodes_of_.resize(ev.op + 1);
         nodes_of_[ev.op].push_back(e);
         if (clock.size() <= ev.op) clock.resize(ev.op + 1, 0);
-        clock[ev.op] = static_cast<std::uint32_t>(nodes_of_[ev.op].size());
+        clock[ev.op] = entry(static_cast<std::uint32_t>(nodes_of_[ev.op].size()), self);
         if (ev.writes) store_slot(x, ev.store) = clock;
         break;
       }
@@ -471,7 +598,7 @@ void weak_memory::load(object_id x, std::memory_order order, void* value, std::s
   std::size_t oldest = position(x, seen(o.current, x));
   if (prefix_ | graph_) [[unlikely]] {
     if (prefix_) oldest = l.order.size() - 1;
-    else oldest = std::max(oldest, psc_floor(x, o.current.fences, sc));
+    else oldest = std::max(oldest, psc_floor(x, o, sc));
   }
   const std::size_t candidates = latest ? 1 : l.order.size() - oldest;
   std::uint64_t k = 0;
@@ -488,13 +615,14 @@ void weak_memory::load(object_id x, std::memory_order order, void* value, std::s
   last_.read = l.stores[store].event;
   read_from(next_event(me, o), x, store);
   if (k > 0) note(x, store, false, order);
-  if (graph_) [[unlikely]] psc_record(x, position(x, store), o, me, sc, false, store);
+  if (graph_) [[unlikely]] psc_record(x, position(x, store), o, me, sc, false, store, sc ? &l.stores[store] : nullptr);
   else if (sc && prefix_) log({prefix_kind::access, false, me, x, store, 0});
   // The message first: an acquire load of a release store then finds the
   // store in it, and its view stays unsplit (weak_memory.hpp, view).
   const view& message = locations_[x].stores[store].message;
   join(is_acquire(order) ? o.current : o.pending_acquire, message);
   raise_read(o.current, x, store);
+  if (graph_) [[unlikely]] acquired_at(o, me, x, is_acquire(order), message);
   std::memcpy(value, locations_[x].stores[store].value, size);
 }
 
@@ -516,7 +644,7 @@ bool weak_memory::store(object_id x, std::memory_order order, const void* curren
   std::size_t oldest = position(x, seen(o.current, x));
   if (prefix_ | graph_) [[unlikely]] {
     if (prefix_) oldest = l.order.size() - 1;
-    else oldest = std::max(oldest, psc_floor(x, o.current.fences, sc));
+    else oldest = std::max(oldest, psc_floor(x, o, sc));
   }
   const auto allowed = [&](std::size_t p) { return !l.stores[l.order[p - 1]].read_by_rmw; };
   std::size_t places = 1;
@@ -541,9 +669,14 @@ bool weak_memory::store(object_id x, std::memory_order order, const void* curren
   last_written_ = store;
   locations_[x].stores[store].event = next_event(me, o);
   last_.written = locations_[x].stores[store].event;
+  locations_[x].stores[store].release = is_release(order);
   if (!newest) note(x, store, true, order);
-  if (graph_) [[unlikely]] psc_record(x, position(x, store), o, me, sc, true, store);
-  else if (sc && prefix_) log({prefix_kind::access, true, me, x, store, 0});
+  if (graph_) [[unlikely]] {
+    psc_record(x, position(x, store), o, me, sc, true, store);
+    at_location(o.current.fences, me, x);
+  } else if (sc && prefix_) {
+    log({prefix_kind::access, true, me, x, store, 0});
+  }
   raise(o.current, x, store);
   message_of_store(o, x, is_release(order), store, locations_[x].stores[store].message);
   return newest;
@@ -573,10 +706,7 @@ std::uint32_t weak_memory::choose_rmw_read(location& l, object_id x, op_state& o
                                            std::memory_order failure, const void* expected, std::size_t size,
                                            const std::source_location& loc) {
   const bool sc_success = order == std::memory_order_seq_cst, sc_failure = failure == std::memory_order_seq_cst;
-  if (!sc_success || !sc_failure) {
-    split_hb();
-    note_order(failure);  // (the order rmw() records is the success order)
-  }
+  if (!sc_success || !sc_failure) split_hb();
   if (sc_success || sc_failure) sc_access();
   // In the prefix, a seq_cst read-modify-write reads the newest store.
   if (prefix_) return l.order.back();
@@ -585,8 +715,8 @@ std::uint32_t weak_memory::choose_rmw_read(location& l, object_id x, op_state& o
   const std::size_t coherent = position(x, seen(o.current, x));
   std::size_t oldest = coherent, sc_oldest = coherent;
   if (graph_) [[unlikely]] {
-    oldest = std::max(coherent, psc_floor(x, o.current.fences, false));
-    if (sc_success || sc_failure) sc_oldest = std::max(coherent, psc_floor(x, o.current.fences, true));
+    oldest = std::max(coherent, psc_floor(x, o, false));
+    if (sc_success || sc_failure) sc_oldest = std::max(coherent, psc_floor(x, o, true));
   }
   const std::size_t succeeds_from = sc_success ? sc_oldest : oldest, fails_from = sc_failure ? sc_oldest : oldest;
   const std::size_t lowest = expected == nullptr ? succeeds_from : std::min(succeeds_from, fails_from);
@@ -639,18 +769,26 @@ bool weak_memory::record_rmw(location& l, object_id x, operation_id me, op_state
     last_.newest = newest;
   }
   if (!newest) note(x, read, false, order);
-  if (!wrote && graph_) [[unlikely]] psc_record(x, position(x, read), o, me, sc, false, read);
+  // A seq_cst read acquires: its node follows what the store read carried
+  // by hb|loc, and no more (its clock is still the one before it).
+  const bool sc_read = sc && is_acquire(order);
+  if (!wrote && graph_) [[unlikely]] psc_record(x, position(x, read), o, me, sc, false, read, sc_read ? &l.stores[read] : nullptr);
   else if (!wrote && prefix_) log({prefix_kind::access, false, me, x, read, 0});
-  join(is_acquire(order) ? o.current : o.pending_acquire, l.stores[read].message);
-  raise_read(o.current, x, read);
+  std::uint32_t store = 0;
   if (wrote) {
     l.stores[read].read_by_rmw = true;
     // Right after the store it read (rmw ∩ (rb;mo) = ∅).
-    const std::uint32_t store = insert(x, position(x, read) + 1, after, size, me, engine_.step_where());  // may move l.stores
+    store = insert(x, position(x, read) + 1, after, size, me, engine_.step_where());  // may move l.stores
     last_written_ = store;
     l.stores[store].event = event;
-    if (graph_) [[unlikely]] psc_record(x, position(x, store), o, me, sc, true, store);
+    l.stores[store].release = is_release(order);
+    if (graph_) [[unlikely]] psc_record(x, position(x, store), o, me, sc, true, store, sc_read ? &l.stores[read] : nullptr);
     else if (prefix_) log({prefix_kind::access, true, me, x, store, read});
+  }
+  join(is_acquire(order) ? o.current : o.pending_acquire, l.stores[read].message);
+  raise_read(o.current, x, read);
+  if (graph_) [[unlikely]] acquired_at(o, me, x, is_acquire(order), l.stores[read].message);
+  if (wrote) {
     raise(o.current, x, store);
     view& message = l.stores[store].message;
     message_of_store(o, x, is_release(order), store, message);
@@ -663,9 +801,11 @@ void weak_memory::fence(std::memory_order order) {
   atomics_used_ = true;
   if (prefix_) [[unlikely]] end_prefix();
   record(weak_access::what::fence, order, 0);
-  op_state& o = op(engine_.running());
+  const operation_id me = engine_.running();
+  op_state& o = op(me);
+  if (graph_) [[unlikely]] step(o, me, no_location);
   if (is_acquire(order)) join(o.current, o.pending_acquire);
-  if (order == std::memory_order_seq_cst) seq_cst_fence(o, engine_.running());
+  if (order == std::memory_order_seq_cst) seq_cst_fence(o, me);
   if (is_release(order)) {
     o.release_fence = o.current;
     o.has_release_fence = true;
@@ -674,31 +814,44 @@ void weak_memory::fence(std::memory_order order) {
 
 void weak_memory::acquire(object_id object) {
   if (atomics_used_ && object < released_.size()) {
-    log_edge(prefix_kind::acquire, engine_.running(), object);
-    join(op(engine_.running()).current, released_[object]);
+    const operation_id me = engine_.running();
+    log_edge(prefix_kind::acquire, me, object);
+    op_state& o = op(me);
+    if (graph_) [[unlikely]] step(o, me, no_location);
+    join(o.current, released_[object]);
   }
 }
 
 void weak_memory::release(object_id object) {
   if (!atomics_used_) return;
-  log_edge(prefix_kind::release, engine_.running(), object);
+  const operation_id me = engine_.running();
+  log_edge(prefix_kind::release, me, object);
   if (object >= released_.size()) released_.resize(object + 1);
-  join(released_[object], op(engine_.running()).current);
+  op_state& o = op(me);
+  if (graph_) [[unlikely]] step(o, me, no_location);
+  join(released_[object], o.current);
 }
 
 // op() may grow ops_: both operations' slots exist before either is referenced.
 void weak_memory::spawned(operation_id child) {
   if (!atomics_used_) return;
-  log_edge(prefix_kind::spawn, engine_.running(), child);
-  op(std::max(child, engine_.running()));
-  ops_[child].current = ops_[engine_.running()].current;
+  const operation_id me = engine_.running();
+  log_edge(prefix_kind::spawn, me, child);
+  op(std::max(child, me));
+  if (graph_) [[unlikely]] step(ops_[me], me, no_location);
+  ops_[child].current = ops_[me].current;
 }
 
 void weak_memory::joined(operation_id child) {
   if (!atomics_used_) return;
-  log_edge(prefix_kind::join, engine_.running(), child);
-  op(std::max(child, engine_.running()));
-  join(ops_[engine_.running()].current, ops_[child].current);
+  const operation_id me = engine_.running();
+  log_edge(prefix_kind::join, me, child);
+  op(std::max(child, me));
+  if (graph_) [[unlikely]] {
+    step(ops_[me], me, no_location);
+    advance(ops_[child].current.fences, child, no_location);  // its end, after its last node
+  }
+  join(ops_[me].current, ops_[child].current);
 }
 
 // --- the model API's entry points (heddle/model.hpp, heddle/atomic.hpp) ---

@@ -101,9 +101,10 @@ class weak_memory {
   // seq_cst accesses after it; it is kept only once the two differ (`split`;
   // unsplit, hb is `at`), so tests whose loads only acquire release stores
   // (seq_cst ones among them) never copy it. `fences` travels with it along
-  // happens-before: by operation id, how many of that operation's nodes of
-  // the psc graph (its seq_cst fences and accesses) happen before
-  // (sc_node below); empty until the graph starts (start_graph).
+  // happens-before: by operation id, the latest of that operation's nodes
+  // of the psc graph (its seq_cst fences and accesses) that happens before,
+  // and how (an entry: see `reach` below); empty until the graph starts
+  // (start_graph).
   struct view {
     std::vector<std::uint32_t> at;
     std::vector<std::uint32_t> fences;
@@ -156,17 +157,18 @@ class weak_memory {
     operation_id by = 0;  // 0: the location's value when the iteration first used it
     std::source_location where;  // of the storing operation, for reports
     bool read_by_rmw = false;  // a read-modify-write follows it immediately in mo
+    bool release = false;      // a release store: its message is its storer's view, not a fence's
     std::uint64_t event = 0;   // its name in execution(): 0 for the initial store
     view message;
   };
   struct location {
     bool live = false;
-    bool sc_accessed = false;  // by a seq_cst access in this iteration (kinds_)
     std::uint8_t size = 0;  // of its values, in bytes (at most 16)
     std::vector<store_record> stores;  // creation order
     std::vector<std::uint32_t> order;  // mo: store indices
     std::vector<std::uint32_t> position;  // position[store] = its index in `order`
   };
+  static constexpr std::uint32_t no_location = ~0u;  // a fence's, a lock's, a spawn's, a join's event
   struct op_state {
     view current;
     view pending_acquire;  // message views of stores read by non-acquire loads
@@ -176,6 +178,11 @@ class weak_memory {
     // operation's last release store there (empty: none), for its po-later stores.
     std::vector<view> release_store;
     std::uint32_t accesses = 0;  // atomic accesses so far: the index that names the next one
+    // Its events since the last of another location than run_loc's (or of
+    // none): whether one acquired nodes (access_preds: sb|≠loc before the
+    // access needs an event of another location after the acquisition).
+    std::uint32_t run_loc = no_location;
+    bool run_gained = false;
   };
 
   location& at(object_id x, const void* current, std::size_t size);
@@ -234,13 +241,14 @@ class weak_memory {
 
   // RC11's SC axiom (psc acyclic, Lahav et al. PLDI 2017) on a graph, as
   // GenMC checks it: each seq_cst fence and each seq_cst access is a node,
-  // and an edge A -> B stands for A psc B: hb between nodes (each view's
-  // `fences` clock counts, by operation, the nodes that happen before it);
-  // psc_F between fences (hb;eco;hb, through any event); psc_base's mo and
-  // rb (an access mo- or rb-before a seq_cst store, or before a store that
-  // happens before a fence), from a seq_cst access or from the fences that
-  // happen before the access. scb's hb parts are taken as all of hb, which
-  // only adds edges. Edges into an older node come only from a new event,
+  // and an edge A -> B stands for A psc B: psc_base's scb between nodes
+  // (sb; hb|loc; sb|≠loc;hb;sb|≠loc, read off each view's `fences` clock,
+  // whose entries say how each operation's latest node happens before:
+  // `reach`), and hb;scb, scb;hb into and out of fences; psc_F between
+  // fences (hb;eco;hb, through any event); psc_base's mo and rb (an access
+  // mo- or rb-before a seq_cst store, or before a store that happens before
+  // a fence), from a seq_cst access or from the fences that happen before
+  // the access. Edges into an older node come only from a new event,
   // so the graph stays acyclic when each event's choice closes no cycle: an
   // access may not read, or go, so far back in mo that a node it would
   // precede reaches it (or a fence before it). Reading older closes more, so
@@ -260,9 +268,33 @@ class weak_memory {
   // with a=1 and x=2: x=2 runs in the prefix, x=1 goes before it). A test of
   // seq_cst atomics and locks alone pays only the log.
   static constexpr std::uint32_t no_node = ~0u;
+  // A clock entry, for operation q: 4·k − 3 + r, where k counts q's nodes
+  // that happen before (0: none, the whole entry 0) and r says how the kth,
+  // the latest, does. RC11's scb relates two threads' seq_cst accesses A
+  // and B through hb only as hb|loc (same location) or sb|≠loc;hb;sb|≠loc:
+  // an event after A, of another location, happens before one before B of
+  // another location than B's (Lahav et al. PLDI 2017, section 3). So A's
+  // own release (a seq_cst store read by an acquire) orders A before
+  // another thread's seq_cst access of its location, not of another:
+  // `x=1 (sc) || r1=x (acquire); r2=y (sc) || y=1 (sc); r3=x (sc)` may end
+  // r1=1, r2=0, r3=0. Entries grow along q's program order (r by q's own
+  // later events, or by what happens after the node elsewhere), so joins
+  // take the larger.
+  enum reach : std::uint32_t {
+    self = 0,         // the node itself released, and so far only fences acquired it
+    self_at_loc = 1,  // the node itself, and an access of its location happens after it (hb|loc)
+    after_same_loc = 2,   // a later event of q, every one between an access of the node's location
+    after_elsewhere = 3,  // a later event of q of another location, or of none
+  };
+  static std::uint32_t entry(std::uint32_t count, std::uint32_t r) noexcept { return 4 * count - 3 + r; }
+  static std::uint32_t entry_count(std::uint32_t e) noexcept { return (e + 3) / 4; }
+  static std::uint32_t entry_reach(std::uint32_t e) noexcept { return (e + 3) % 4; }
   struct sc_node {
     operation_id op = 0;
     bool fence = false;
+    // An access whose operation's previous node is an access of its location
+    // with no event of another location between (as far as heddle sees).
+    bool same_run = false;
     bool writes = false;        // a seq_cst store or read-modify-write that wrote
     object_id x = 0;            // an access's location
     std::uint32_t store = 0;    // the store it wrote, or (a load) read
@@ -280,6 +312,47 @@ class weak_memory {
   };
   // The latest node (or, `fences_only`, fence) of each operation a clock counts, into out.
   void clock_nodes(const std::vector<std::uint32_t>& clock, bool fences_only, std::vector<std::uint32_t>& out) const;
+  // The nodes a seq_cst access of x by `me` with that clock follows in psc
+  // (scb, or hb;scb from a fence), one an operation, into out; the rest
+  // follow by program order. Under sb|≠loc;hb;sb|≠loc, heddle takes an
+  // event it sees after a node for one of another location when it is of
+  // the same (a plain access it does not see may lie between), and every
+  // event before the access for one of another location than its own:
+  // where that made an edge, approximated() says so.
+  void access_preds(const op_state& o, object_id x, operation_id me, std::vector<std::uint32_t>& out);
+  // The same for a seq_cst fence of `me` (scb;hb?: every node its operation
+  // continued after, or that an access of its location followed).
+  void fence_preds(const std::vector<std::uint32_t>& clock, operation_id me, std::vector<std::uint32_t>& out) const;
+  // An access of x that reads `message` (a seq_cst load's, or RMW's,
+  // acquisition) follows, by hb|loc, the latest node of x each operation has
+  // in it beyond `clock`, and the fences in it (hb;hb|loc through the store
+  // it read, when a release one: approximated() otherwise).
+  void acquired_preds(const view& message, bool release, const std::vector<std::uint32_t>& clock, object_id x,
+                      operation_id me, std::vector<std::uint32_t>& out);
+  // An event of `me` at x (no_location for none) comes after its latest
+  // node: that node's entry in me's clock says so. (step() also keeps o's run.)
+  void advance(std::vector<std::uint32_t>& clock, operation_id me, std::uint32_t x) const;
+  // An access of x by `me` happens after every node its clock names: those
+  // of x that were reached only by their own release are now hb|loc-before.
+  void at_location(std::vector<std::uint32_t>& clock, operation_id me, object_id x) const;
+  // Both, for an access of x by the running operation (after: it acquired `message`).
+  void step(op_state& o, operation_id me, std::uint32_t x) const {
+    advance(o.current.fences, me, x);
+    if (o.run_loc != x) {
+      o.run_loc = x;
+      o.run_gained = false;
+    }
+  }
+  void acquired_at(op_state& o, operation_id me, object_id x, bool acquire, const view& message) const {
+    if (acquire && !message.fences.empty()) o.run_gained = true;
+    at_location(o.current.fences, me, x);
+  }
+  // An edge of psc that heddle takes where RC11's may lack it.
+  void approximated() {
+    if (!approximated_) [[unlikely]] note_approximated();
+  }
+  void note_approximated();
+  bool approximated_ = false;
   // The position in x's mo below which an access at x goes mo- or rb-before
   // node n (or, for a fence, before a store that happens before it; `seen`,
   // before one its operation had seen, psc_F's eco;hb).
@@ -289,10 +362,13 @@ class weak_memory {
   // The oldest position in x's mo that an access with clock `clock` (a
   // seq_cst one when `sc`) may read, or be placed right after, closing no
   // psc cycle.
-  std::size_t psc_floor(object_id x, const std::vector<std::uint32_t>& clock, bool sc);
+  std::size_t psc_floor(object_id x, const op_state& o, bool sc);
   // The access ran at coordinate c of x (the position of the store it read,
-  // or of its own store): its edges, and its node when `sc`.
-  void psc_record(object_id x, std::size_t c, op_state& o, operation_id me, bool sc, bool writes, std::uint32_t store);
+  // or of its own store): its edges, and its node when `sc`. `read`: the
+  // store a seq_cst read acquires (its message), if any. o's clock is still
+  // the one before the access acquired anything.
+  void psc_record(object_id x, std::size_t c, op_state& o, operation_id me, bool sc, bool writes, std::uint32_t store,
+                  const store_record* read = nullptr);
   void psc_edge(std::uint32_t from, std::uint32_t to);
   void seq_cst_fence(op_state& o, operation_id me);
   // The prefix ends (the first access weaker than seq_cst, or a fence):
@@ -357,45 +433,8 @@ class weak_memory {
   std::vector<view> spare_views_;
   weak_access last_;                        // see last_access()
   std::vector<std::uint64_t> choice_names_;  // choice::names of the choice being made
-  // The kinds of atomic event the iteration ran: 1, a seq_cst access; 2, an
-  // access of a weaker order; 4, a seq_cst fence; 8, a second seq_cst access
-  // of one location; 16, seq_cst accesses by two operations; 64,
-  // a synchronization that is not a seq_cst access's: an access weaker than
-  // seq_cst that acquires or releases, or a fence that is not relaxed. The
-  // graph takes hb between nodes of two operations as psc (scb's hb parts
-  // as all of hb), which orders more than psc only where hb between them
-  // runs through such a synchronization (64: a seq_cst store read by a
-  // seq_cst load is hb|loc, a lock's unlock and lock po|≠loc;hb;po|≠loc),
-  // and hides an execution only where psc also relates nodes of two
-  // operations otherwise, through seq_cst accesses of one location (8) or a
-  // fence (4). The engine's outcome says so when 64, 16 and 4 or 8 meet
-  // (iteration_outcome::sc_in_run_order).
-  std::uint8_t kinds_ = 0;
-  operation_id sc_op_ = 0;  // the first operation with a seq_cst access (16)
-  // A synchronization that is not a seq_cst access's (64).
-  void note_order(std::memory_order order) {
-    if (order != std::memory_order_relaxed && order != std::memory_order_seq_cst && (kinds_ & 64) == 0)
-        [[unlikely]]
-      note_kind(64);
-  }
-  void note_kind(std::uint8_t kind);
-  operation_id engine_running() const;
   void record(weak_access::what kind, std::memory_order order, object_id x) {
-    const bool fence = kind == weak_access::what::fence;
     const bool sc = order == std::memory_order_seq_cst;
-    // By fence, then order (relaxed, consume, acquire, release, acq_rel, seq_cst).
-    static constexpr std::uint8_t kinds[2][6] = {{2, 66, 66, 66, 66, 1}, {0, 64, 64, 64, 64, 68}};
-    if (const std::uint8_t k = kinds[fence][static_cast<int>(order)]; (kinds_ & k) != k) [[unlikely]]
-      note_kind(k);
-    if (sc && !fence) {
-      if (const operation_id me = engine_running(); sc_op_ != me) [[unlikely]] {
-        if (sc_op_ == 0) sc_op_ = me;
-        else if ((kinds_ & 16) == 0) note_kind(16);
-      }
-      location& l = locations_[x];
-      if (!l.sc_accessed) l.sc_accessed = true;
-      else if ((kinds_ & 8) == 0) [[unlikely]] note_kind(8);
-    }
     ++last_.seq;
     last_.kind = kind;
     last_.sc = sc;

@@ -52,12 +52,12 @@ std::vector<std::string> statistics::caveats() const {
                               "publishes atomic)",
                               share_of(plain_unseen_iterations, iterations)));
   if (sc_in_run_order_iterations > 0)
-    out.push_back(fmt::format("{} mixed seq_cst accesses of two threads with an atomic access weaker than seq_cst "
-                              "that acquires or releases, or a fence, and with seq_cst accesses of one location or "
-                              "a seq_cst fence; heddle takes happens-before between seq_cst accesses of two threads "
-                              "as part of RC11's seq_cst order (psc), which may order them where RC11's SC axiom "
-                              "does not, so executions RC11 allows there may be missing (docs/memory-model.md, "
-                              "\"What is approximated\")",
+    out.push_back(fmt::format("{} took happens-before between seq_cst accesses of two threads as part of RC11's "
+                              "seq_cst order (psc) where, in a thread, only accesses of one location lay between a "
+                              "seq_cst access and the synchronization (after the first, or before the second); RC11 "
+                              "counts it only if an access of another location came between, as a plain one that "
+                              "heddle does not tell apart there may, so executions RC11 allows may be missing "
+                              "(docs/memory-model.md, \"What is approximated\")",
                               share_of(sc_in_run_order_iterations, iterations)));
   if (held_wait_iterations > 0)
     out.push_back(fmt::format("{} held back an operation whose try of a wait loop (the steps between two yields or "

@@ -36,8 +36,9 @@ struct dpor_run {
   std::uint64_t executions = 0;
   std::uint64_t runs = 0;  // iterations, complete or cut as redundant
 };
-// Whether the last explore_dpor_rc11 had an iteration whose seq_cst accesses
-// the model ordered by happens-before (statistics::sc_in_run_order_iterations):
+// Whether the last explore_dpor_rc11 had an iteration where the model took
+// happens-before between two threads' seq_cst accesses for psc although only
+// accesses of one location lay between (statistics::sc_in_run_order_iterations):
 // only there may it hide executions RC11 allows.
 inline bool last_dpor_ordered_seq_cst_as_run = false;
 inline dpor_run explore_dpor_rc11(const std::function<outcome()>& body) {
@@ -52,11 +53,10 @@ inline dpor_run explore_dpor_rc11(const std::function<outcome()>& body) {
   EXPECT_TRUE(r.stats.schedules_are_executions);
   // Tests of atomics alone, in a binary not built with heddle-c++: plain
   // memory is not seen, which the verdict says when weaker orders were used;
-  // where an access weaker than seq_cst that acquires or releases, or a
-  // fence, met seq_cst accesses of two threads and seq_cst accesses of one
-  // location or a seq_cst fence, the model took happens-before between
-  // seq_cst accesses as psc, which it says too
-  // (verdict.rc11_pass_that_mixes_seq_cst_accesses_with_synchronizing_weaker_orders_says_so).
+  // where the model took happens-before between two threads' seq_cst
+  // accesses for psc with only accesses of one location between (a plain
+  // access it does not see may have been one of another), it says so too
+  // (verdict.rc11_pass_that_ordered_seq_cst_accesses_through_one_location_says_so).
   EXPECT_EQ(r.verdict(), "passed: explored all " + std::to_string(r.stats.schedules) + " execution" +
                              (r.stats.schedules == 1 ? "" : "s") + ", verified under RC11" +
                              (r.stats.plain_unseen_iterations > 0 ? " for atomics only" : "") +

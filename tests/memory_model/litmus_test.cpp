@@ -446,6 +446,40 @@ TEST(litmus, a_seq_cst_load_may_read_behind_a_seq_cst_store_that_ran_before_it) 
             without(all_outcomes(2, 1), {{1, 0}}));
 }
 
+// RC11's scb between seq_cst accesses of two threads is hb|loc or
+// sb|≠loc;hb;sb|≠loc, not all of hb: x=1 (seq_cst) || r1=x (ld); r2=y
+// (seq_cst) || y=1 (seq_cst); r3=x (seq_cst), outcome (r1, r2, r3). One
+// store a location: mo is fixed, rf a choice a load, 8 candidate graphs.
+// Each is coherent (no release read by the third thread orders x=1 before
+// r3, and the second thread reads each location once) and po ∪ rf is
+// acyclic (no thread loads before it stores). psc's nodes are Wx1, Ry, Wy1
+// and Rx3: Wy1 po Rx3; r2=0 gives Ry rb Wy1, r2=1 Wy1 hb|loc Ry; r3=0 gives
+// Rx3 rb Wx1, r3=1 Wx1 hb|loc Rx3. With ld acquire and r1=1, Wx1 happens
+// before Ry, but Wx1 has no po-successor and Ry is not of x: no scb edge,
+// nothing enters Ry from Wx1, and all 8 are allowed. (1, 0, 0) was hidden
+// while heddle took hb between seq_cst accesses for psc. With ld seq_cst,
+// Wx1 hb|loc Rx1 po Ry, and (1, 0, 0) closes Ry Wy1 Rx3 Wx1 Rx1 Ry.
+outcome seq_cst_store_read_by_an_acquire(std::memory_order ld) {
+  heddle::atomic<int> x{0}, y{0};
+  int r1 = -1, r2 = -1, r3 = -1;
+  heddle::thread t([&] { x.store(1, sc); });
+  heddle::thread u([&] {
+    r1 = x.load(ld);
+    r2 = y.load(sc);
+  });
+  y.store(1, sc);
+  r3 = x.load(sc);
+  t.join();
+  u.join();
+  return {r1, r2, r3};
+}
+TEST(litmus, a_seq_cst_store_read_by_an_acquire_is_not_psc_before_the_readers_seq_cst_access_of_another_location) {
+  EXPECT_EQ(explore_rc11([] { return seq_cst_store_read_by_an_acquire(acq); }), all_outcomes(3, 1));
+  EXPECT_FALSE(litmus::last_dpor_ordered_seq_cst_as_run);
+  EXPECT_EQ(explore_rc11([] { return seq_cst_store_read_by_an_acquire(sc); }),
+            without(all_outcomes(3, 1), {{1, 0, 0}}));
+}
+
 // Two fences ordered through a seq_cst store after one of them that the
 // other's thread reads behind: y=1; F1; x=1 (seq_cst) || x=2 || r1=x; F2;
 // r2=y, the rest relaxed, outcome (r1, r2, final x). psc_F: F1 hb Wx1, and
