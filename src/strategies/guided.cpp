@@ -36,7 +36,13 @@ std::size_t default_choice(const decision_context& ctx) {
   if (continuing(ctx)) return *current;
   if (after_current) return *after_current;
   if (lowest) return *lowest;
-  return current.value_or(0);
+  // Every enabled operation waits, the current one too: the first after it
+  // in id order, wrapping around, as dfs does (first_alternative), so that
+  // two loops that wait for each other take turns instead of the current one
+  // spinning to the step limit (push-button, where sched_yield is a sleep).
+  for (std::size_t i = 0; i < ctx.enabled.size(); ++i)
+    if (ctx.enabled[i].id > ctx.current) return i;
+  return 0;
 }
 
 std::optional<std::size_t> index_of(const decision_context& ctx, std::uint64_t id) {

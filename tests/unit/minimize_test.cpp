@@ -25,6 +25,7 @@
 #include "runner/minimize.hpp"
 #include "runner/saved_bug.hpp"
 #include "runner/timeline.hpp"
+#include "strategies/guided.hpp"
 #include "strategies/strategies.hpp"
 
 namespace {
@@ -374,3 +375,33 @@ TEST(minimize, off_saves_the_trace_as_found) {
 }
 
 }  // namespace
+
+// The minimizer's strategy past its prefix runs the current operation on,
+// else the next one that does not wait. When every enabled operation waits
+// (push-button: sched_yield and a spin on loads are zero sleeps), the current
+// one included, it takes the next in id order, wrapping around, so that two
+// loops that wait for each other take turns; it used to keep the current one,
+// whose loop then ran alone to the step limit and failed the attempt.
+TEST(minimize, guided_lets_operations_that_all_wait_take_turns) {
+  using heddle::point_kind;
+  using heddle::detail::decision_context;
+  using heddle::detail::pending_operation;
+  heddle::detail::guided_strategy s(heddle::detail::guide{});
+  s.begin_iteration(0, 0);
+  const auto pick = [&](const std::vector<pending_operation>& enabled, heddle::operation_id current) {
+    const decision_context ctx{enabled, current, 0, 3, 0, false};
+    return enabled.at(s.next_operation(ctx)).id;
+  };
+  const std::vector<pending_operation> all_sleep = {{1, 1, 0, point_kind::sleep, 0, false},
+                                                    {2, 2, 1, point_kind::sleep, 0, false},
+                                                    {3, 3, 1, point_kind::sleep, 0, false}};
+  EXPECT_EQ(pick(all_sleep, 2), 3u);
+  EXPECT_EQ(pick(all_sleep, 3), 1u);
+  EXPECT_EQ(pick(all_sleep, 1), 2u);
+  // One that does not wait goes first; the current one runs on when it does not wait.
+  const std::vector<pending_operation> one_runs = {{1, 1, 0, point_kind::sleep, 0, false},
+                                                   {2, 2, 1, point_kind::write, 0, false},
+                                                   {3, 3, 1, point_kind::sleep, 0, false}};
+  EXPECT_EQ(pick(one_runs, 3), 2u);
+  EXPECT_EQ(pick(one_runs, 2), 2u);
+}
