@@ -335,7 +335,7 @@ class weak_memory {
   // An access of x by `me` happens after every node its clock names: those
   // of x that were reached only by their own release are now hb|loc-before.
   void at_location(std::vector<std::uint32_t>& clock, operation_id me, object_id x) const;
-  // Both, for an access of x by the running operation (after: it acquired `message`).
+  // An event of `me` at x: advance, and o's run (run_loc) goes on or starts.
   void step(op_state& o, operation_id me, std::uint32_t x) const {
     advance(o.current.fences, me, x);
     if (o.run_loc != x) {
@@ -343,6 +343,7 @@ class weak_memory {
       o.run_gained = false;
     }
   }
+  // The access of x by `me` has read `message` (acquiring it if `acquire`).
   void acquired_at(op_state& o, operation_id me, object_id x, bool acquire, const view& message) const {
     if (acquire && !message.fences.empty()) o.run_gained = true;
     at_location(o.current.fences, me, x);
