@@ -89,16 +89,29 @@ HEDDLE_RT_DECLARE(int, pause, ());  // posix_signals.cpp
 // poll() with no descriptors and select() with no sets are how many programs
 // sleep for a few milliseconds in a wait loop (liburcu waits for its readers
 // with poll(NULL, 0, 1)): a virtual sleep, as nanosleep. With descriptors they
-// are the C library's (docs/pushbutton.md, "What passes through").
+// wait as posix_descriptors.cpp says.
 HEDDLE_RT_DEFINE(int, poll, (struct pollfd * fds, nfds_t count, int timeout)) {
-  if (!controlled() || count != 0) return HEDDLE_REAL(poll)(fds, count, timeout);
+  if (!controlled()) return HEDDLE_REAL(poll)(fds, count, timeout);
+  if (count != 0) return heddle::rt::wait_on_poll(fds, count, timeout);
   if (timeout < 0) return heddle_rt_pause();  // nothing ends it but a signal, then EINTR
   heddle::rt::sleep_to(heddle::rt::deadline_after(heddle::rt::from_nanos(std::int64_t{timeout} * 1'000'000)));
   return 0;
 }
 
 HEDDLE_RT_DEFINE(int, select, (int count, fd_set* read, fd_set* write, fd_set* except, struct timeval* timeout)) {
-  if (!controlled() || count != 0 || timeout == nullptr) return HEDDLE_REAL(select)(count, read, write, except, timeout);
+  if (!controlled() || (count == 0 && timeout == nullptr))
+    return HEDDLE_REAL(select)(count, read, write, except, timeout);
+  if (count != 0) {
+    if (timeout != nullptr && (timeout->tv_sec < 0 || timeout->tv_usec < 0 || timeout->tv_usec >= 1'000'000)) {
+      errno = EINVAL;
+      return -1;
+    }
+    const std::int64_t ms =
+        timeout == nullptr ? -1 : std::int64_t{timeout->tv_sec} * 1000 + (timeout->tv_usec + 999) / 1000;
+    const int ready = heddle::rt::wait_on_select(count, read, write, except, ms);
+    if (timeout != nullptr) *timeout = {};  // the time left is not kept on virtual time
+    return ready;
+  }
   if (timeout->tv_sec < 0 || timeout->tv_usec < 0 || timeout->tv_usec >= 1'000'000) {
     errno = EINVAL;
     return -1;

@@ -20,7 +20,9 @@
 
 #include "engine/call_site.hpp"
 
+#include <poll.h>
 #include <pthread.h>
+#include <sys/select.h>
 #include <time.h>
 
 #include <cstdint>
@@ -249,6 +251,14 @@ void run_main_thread(const std::function<void()>& body);
 virtual_time deadline_at(clockid_t clock, const timespec& abstime);
 // The virtual deadline `d` from now.
 virtual_time deadline_after(const timespec& d);
+
+// Waits on file descriptors that never block the only operation allowed to
+// run (posix_descriptors.cpp): poll()'s and select()'s, with a timeout in
+// milliseconds (negative: none), for a controlled caller.
+int wait_on_poll(pollfd* fds, nfds_t count, int timeout);
+int wait_on_select(int count, fd_set* read, fd_set* write, fd_set* except, std::int64_t timeout_ms);
+// A timespec timeout in milliseconds, rounded up; null: -1 (none).
+std::int64_t millis(const timespec* t);
 // A timespec the C library would reject (EINVAL).
 bool invalid(const timespec& t);
 
