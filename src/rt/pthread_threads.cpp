@@ -111,8 +111,16 @@ struct thread_table {
   }
 };
 
+// The table as it is: the last iteration's threads, also once its control
+// is off (stopped_thread). Never destroyed: the exit path's destructors that
+// join threads run after the C++ static destructors.
+thread_table& last_threads() {
+  static thread_table& table = *new thread_table;
+  return table;
+}
+
 thread_table& threads() {
-  static thread_table table;
+  thread_table& table = last_threads();
   table.sync();
   return table;
 }
@@ -332,22 +340,49 @@ int join(const char* call, pthread_t thread, void** result, bool blocking, std::
 }
 
 }  // namespace
+
+// A call outside control on a thread the iteration created: the exit path
+// after main returned, whose atexit handlers and destructors run while the
+// program's other threads stay stopped (fork_child.cpp, exit_program). Its
+// handle is heddle's record, not the C library's thread: passed to the C
+// library, it crashed there. libuv's destructor (uv_library_shutdown) tells
+// its pool's threads to stop and joins them: every iteration of a correct
+// libuv program ended in "crash: SIGSEGV ... in the exit path after main
+// returned" (third-party audit, 2026-11-29). Such a thread never runs again
+// in this process: a join returns at once (with its result, or
+// PTHREAD_CANCELED if it had not finished), as do a detach, a cancel and a
+// signal, which change nothing any more.
+thread_record* stopped_thread(pthread_t thread) {
+  if (controlled()) return nullptr;
+  thread_table& t = last_threads();  // not threads(): control is off, and its sync would forget them
+  auto* r = reinterpret_cast<thread_record*>(thread);
+  return t.epoch != 0 && t.valid.contains(r) ? r : nullptr;
+}
+
+int join_stopped(const thread_record& r, void** result) {
+  if (result != nullptr) *result = r.finished ? r.result : PTHREAD_CANCELED;
+  return 0;
+}
+
 }  // namespace heddle::rt
 
 HEDDLE_RT_DEFINE(int, pthread_join, (pthread_t thread, void** result)) {
   HEDDLE_CALL_SITE();
+  if (const thread_record* r = heddle::rt::stopped_thread(thread)) return heddle::rt::join_stopped(*r, result);
   if (!controlled()) return HEDDLE_REAL(pthread_join)(thread, result);
   return heddle::rt::join("pthread_join", thread, result, true, std::nullopt);
 }
 
 HEDDLE_RT_DEFINE(int, pthread_tryjoin_np, (pthread_t thread, void** result)) {
   HEDDLE_CALL_SITE();
+  if (const thread_record* r = heddle::rt::stopped_thread(thread)) return heddle::rt::join_stopped(*r, result);
   if (!controlled()) return HEDDLE_REAL(pthread_tryjoin_np)(thread, result);
   return heddle::rt::join("pthread_tryjoin_np", thread, result, false, std::nullopt);
 }
 
 HEDDLE_RT_DEFINE(int, pthread_timedjoin_np, (pthread_t thread, void** result, const struct timespec* abstime)) {
   HEDDLE_CALL_SITE();
+  if (const thread_record* r = heddle::rt::stopped_thread(thread)) return heddle::rt::join_stopped(*r, result);
   if (!controlled()) return HEDDLE_REAL(pthread_timedjoin_np)(thread, result, abstime);
   if (abstime == nullptr) return heddle::rt::join("pthread_timedjoin_np", thread, result, true, std::nullopt);
   if (heddle::rt::invalid(*abstime)) return EINVAL;
@@ -358,6 +393,7 @@ HEDDLE_RT_DEFINE(int, pthread_timedjoin_np, (pthread_t thread, void** result, co
 HEDDLE_RT_DEFINE(int, pthread_clockjoin_np,
                  (pthread_t thread, void** result, clockid_t clock, const struct timespec* abstime)) {
   HEDDLE_CALL_SITE();
+  if (const thread_record* r = heddle::rt::stopped_thread(thread)) return heddle::rt::join_stopped(*r, result);
   if (!controlled()) return HEDDLE_REAL(pthread_clockjoin_np)(thread, result, clock, abstime);
   if (abstime == nullptr) return heddle::rt::join("pthread_clockjoin_np", thread, result, true, std::nullopt);
   if (heddle::rt::invalid(*abstime)) return EINVAL;
@@ -365,6 +401,7 @@ HEDDLE_RT_DEFINE(int, pthread_clockjoin_np,
 }
 
 HEDDLE_RT_DEFINE(int, pthread_detach, (pthread_t thread)) {
+  if (heddle::rt::stopped_thread(thread) != nullptr) return 0;
   if (!controlled()) return HEDDLE_REAL(pthread_detach)(thread);
   thread_record* r = heddle::rt::find_thread(thread);
   if (r == nullptr || r->joined) return ESRCH;
@@ -388,6 +425,7 @@ HEDDLE_RT_DEFINE(int, pthread_equal, (pthread_t a, pthread_t b)) { return a == b
 // --- cancellation ------------------------------------------------------------
 
 HEDDLE_RT_DEFINE(int, pthread_cancel, (pthread_t thread)) {
+  if (heddle::rt::stopped_thread(thread) != nullptr) return 0;
   if (!controlled()) return HEDDLE_REAL(pthread_cancel)(thread);
   thread_record* r = heddle::rt::find_thread(thread);
   if (r == nullptr || r->finished) return ESRCH;
@@ -551,6 +589,7 @@ HEDDLE_RT_DEFINE(int, pthread_getschedparam, (pthread_t thread, int* policy, str
 }
 
 HEDDLE_RT_DEFINE(int, pthread_kill, (pthread_t thread, int sig)) {
+  if (heddle::rt::stopped_thread(thread) != nullptr) return 0;
   if (!controlled()) return HEDDLE_REAL(pthread_kill)(thread, sig);
   thread_record* r = heddle::rt::find_thread(thread);
   if (r == nullptr || r->finished) return ESRCH;
