@@ -66,6 +66,7 @@
 #include "backends/real.hpp"
 #include "rt/futex_trap.hpp"
 #include "rt/pthread_runtime.hpp"
+#include "rt/tsan_runtime.hpp"
 
 namespace heddle::rt {
 
@@ -80,6 +81,19 @@ constexpr std::uint32_t match_any = FUTEX_BITSET_MATCH_ANY;
 // wait and wake points, so strategies see waiter and waker on one object.
 struct futex_word {
   resource res{object_kind::atomic};
+  // The kernel's lock on the word (its hash bucket's): every wait and wake
+  // takes it and lets it go, so each futex call on the word happens after
+  // the ones before it, as in Linux, and a woken waiter after its waker
+  // (happens-before, and the rc11 views; an unlock of a PI lock publishes
+  // on it too). Not the queues, whose kind (atomic, for reports) the
+  // weak-memory model leaves to its own store histories (weak_memory.cpp,
+  // wm_acquire): on them, under rc11, a woken waiter's next acquire load of
+  // the word could read the value from before the wake, and a wait that came
+  // after a wake could compare the word with a value older than the waker's
+  // change; a correct waiter-count protocol (libstdc++'s atomic::wait) then
+  // slept for ever. Made only when the race detector or rc11 asks for it, so
+  // other runs' object numbers do not change.
+  resource order{object_kind::variable};
   struct queue {
     std::uint32_t bitset;
     resource res{object_kind::atomic};
@@ -112,6 +126,25 @@ long fail(int error) {
 
 constexpr std::int64_t nanos_per_second = 1'000'000'000;
 
+// The word as the kernel's comparison reads it. Under rc11 (an instrumented
+// program), a seq_cst load of the word in the model, as the kernel's
+// comparison is: Linux orders it after the caller's earlier accesses with a
+// full barrier (futex_wait_setup's smp_mb, against the waker's), which is
+// what a count of waiters beside the word relies on. Read from memory instead,
+// outside the model, the comparison was left out of the seq_cst order:
+// libstdc++ 12's atomic::wait (std::barrier, std::latch) counts its waiters
+// with seq_cst read-modify-writes and skips the wake when its seq_cst load of
+// that count reads 0, and the model let that load read the count from before
+// a waiter's increment although the waiter had already compared and slept:
+// a deadlock of a correct program (the third-party audit, 2026-11-29).
+std::uint32_t compared(std::uint32_t* address) {
+  if (!tsan::weak_memory_on()) return __atomic_load_n(address, __ATOMIC_SEQ_CST);
+  std::uint32_t seen = 0;
+  const tsan::weak_access a = tsan::weak_locate(reinterpret_cast<std::uintptr_t>(address), sizeof seen);
+  tsan::weak_load(a, tsan::tsan_order::seq_cst, &seen, 0);
+  return seen;
+}
+
 // `spurious`: may return 0 without a wake (FUTEX_WAIT_REQUEUE_PI never does:
 // its 0 means the lock is held).
 long wait(std::uint32_t* address, std::uint32_t expected, const timespec* timeout, bool absolute, clockid_t clock,
@@ -122,7 +155,10 @@ long wait(std::uint32_t* address, std::uint32_t expected, const timespec* timeou
   futex_word& w = word_at(address);
   scheduling_point(point_kind::wait, w.res, {});
   // The comparison and the block are one step: nothing runs in between.
-  if (__atomic_load_n(address, __ATOMIC_SEQ_CST) != expected) return fail(EAGAIN);
+  hb_acquire(w.order);
+  const std::uint32_t seen = compared(address);
+  hb_release(w.order);
+  if (seen != expected) return fail(EAGAIN);
   std::optional<virtual_time> deadline;
   if (timeout != nullptr) deadline = absolute ? deadline_at(clock, *timeout) : deadline_after(*timeout);
   const resource& q = w.queue_of(bitset);
@@ -132,13 +168,15 @@ long wait(std::uint32_t* address, std::uint32_t expected, const timespec* timeou
   } else if (*deadline <= now() || wait_until(q, *deadline, {}) == wake_reason::timeout) {
     return fail(ETIMEDOUT);
   }
-  hb_acquire(q);
+  hb_acquire(w.order);
   return 0;
 }
 
 // Wakes up to `count` waiters of `w` whose bitset meets `bitset`, without a
 // scheduling point of its own; returns how many.
 long wake_waiters(futex_word& w, std::uint64_t count, std::uint32_t bitset) {
+  hb_acquire(w.order);
+  hb_release(w.order);
   long woken = 0;
   // The queues this wake may take waiters from, and how many each holds now.
   std::vector<const resource*> queues;
@@ -169,7 +207,6 @@ long wake_waiters(futex_word& w, std::uint64_t count, std::uint32_t bitset) {
         pick -= n;
       }
     }
-    hb_release(*chosen);
     signal_one(*chosen);
     ++woken;
   }
@@ -260,7 +297,7 @@ long lock_pi(std::uint32_t* address, std::optional<virtual_time> deadline, bool 
     if (owner == 0) {
       const std::uint32_t waiters = waiter_count(q) > 0 ? FUTEX_WAITERS : 0;
       __atomic_store_n(address, tid | waiters | (word & FUTEX_OWNER_DIED), __ATOMIC_SEQ_CST);
-      hb_acquire(q);
+      hb_acquire(w.order);
       return 0;
     }
     if (owner == tid) return fail(EDEADLK);
@@ -283,7 +320,7 @@ long unlock_pi(std::uint32_t* address, std::uint32_t tid) {
   // again if others still wait).
   __atomic_store_n(address, 0, __ATOMIC_SEQ_CST);
   const resource& q = w.queue_of(pi_queue);
-  hb_release(q);
+  hb_release(w.order);
   if (waiter_count(q) > 0) signal_one(q);
   return 0;
 }

@@ -73,6 +73,9 @@ struct weak_access {
   bool modelled;
 };
 weak_access weak_begin(point_kind kind, std::uintptr_t address, std::uint32_t size, std::uintptr_t pc);
+// The same without a scheduling point, for an access made in the step of
+// another point (the futex call's comparison, futex.cpp).
+weak_access weak_locate(std::uintptr_t address, std::uint32_t size);
 // A load: `value` gets the value of the store the model lets it read.
 void weak_load(const weak_access& a, tsan_order order, void* value, std::uintptr_t pc);
 // A store of `value`, written to memory if it is the newest in modification order.

@@ -171,6 +171,10 @@ void unmodelled(const weak_access& a, point_kind kind, tsan_order order, std::ui
 
 weak_access weak_begin(point_kind kind, std::uintptr_t address, std::uint32_t size, std::uintptr_t pc) {
   atomic_point(kind, address, pc);
+  return weak_locate(address, size);
+}
+
+weak_access weak_locate(std::uintptr_t address, std::uint32_t size) {
   weak_state& s = state();
   unsigned char now[16];
   read_memory(address, size, now);
