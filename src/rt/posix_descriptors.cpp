@@ -75,8 +75,8 @@ enum class others { can_run, have_deadline, none };
 
 // What the other operations of the iteration can do; `earliest` is the
 // earliest deadline of those blocked with one.
-others look_at_others(std::optional<virtual_time> &earliest) {
-  const detail::engine *e = detail::engine::current();
+others look_at_others(std::optional<virtual_time>& earliest) {
+  const detail::engine* e = detail::engine::current();
   const operation_id me = e->running();
   others found = others::none;
   for (operation_id id = 1; id < e->operation_count(); ++id) {
@@ -87,7 +87,7 @@ others look_at_others(std::optional<virtual_time> &earliest) {
       return others::can_run;
     }
     if (status != detail::op_status::blocked) continue;
-    const std::optional<virtual_time> &d = e->operation_at(id).deadline;
+    const std::optional<virtual_time>& d = e->operation_at(id).deadline;
     if (!d) continue;
     found = others::have_deadline;
     if (!earliest || *d < *earliest) earliest = *d;
@@ -104,17 +104,17 @@ struct descriptor_objects {
   std::map<std::pair<dev_t, ino_t>, std::unique_ptr<resource>> files;
   std::unique_ptr<resource> any;
 
-  const resource &of_any() {
+  const resource& of_any() {
     sync();
     if (!any) any = std::make_unique<resource>(object_kind::user);
     return *any;
   }
   // Null for a socket, or a descriptor fstat does not know.
-  const resource *of_file(int fd) {
+  const resource* of_file(int fd) {
     struct stat st {};
     if (::fstat(fd, &st) != 0 || S_ISSOCK(st.st_mode)) return nullptr;
     sync();
-    auto &slot = files[{st.st_dev, st.st_ino}];
+    auto& slot = files[{st.st_dev, st.st_ino}];
     if (!slot) slot = std::make_unique<resource>(object_kind::user);
     return slot.get();
   }
@@ -126,8 +126,8 @@ struct descriptor_objects {
   }
 };
 
-descriptor_objects &descriptors() {
-  static descriptor_objects &table = *new descriptor_objects;
+descriptor_objects& descriptors() {
+  static descriptor_objects& table = *new descriptor_objects;
   return table;
 }
 
@@ -140,14 +140,14 @@ struct own_range {
   std::uintptr_t low = 0, high = 0;
   own_range() {
     Dl_info info{};
-    if (::dladdr(reinterpret_cast<void *>(&ordering), &info) == 0) return;
-    std::pair<own_range *, std::uintptr_t> search{this, reinterpret_cast<std::uintptr_t>(info.dli_fbase)};
+    if (::dladdr(reinterpret_cast<void*>(&ordering), &info) == 0) return;
+    std::pair<own_range*, std::uintptr_t> search{this, reinterpret_cast<std::uintptr_t>(info.dli_fbase)};
     ::dl_iterate_phdr(
-        [](dl_phdr_info *object, std::size_t, void *data) {
-          auto &self = *static_cast<std::pair<own_range *, std::uintptr_t> *>(data);
+        [](dl_phdr_info* object, std::size_t, void* data) {
+          auto& self = *static_cast<std::pair<own_range*, std::uintptr_t>*>(data);
           std::uintptr_t first = UINTPTR_MAX, last = 0;
           for (int i = 0; i < object->dlpi_phnum; ++i) {
-            const ElfW(Phdr) &segment = object->dlpi_phdr[i];
+            const ElfW(Phdr)& segment = object->dlpi_phdr[i];
             if (segment.p_type != PT_LOAD) continue;
             first = std::min<std::uintptr_t>(first, object->dlpi_addr + segment.p_vaddr);
             last = std::max<std::uintptr_t>(last, object->dlpi_addr + segment.p_vaddr + segment.p_memsz);
@@ -159,7 +159,7 @@ struct own_range {
         },
         &search);
   }
-  bool holds(const void *pc) const noexcept {
+  bool holds(const void* pc) const noexcept {
     const auto p = reinterpret_cast<std::uintptr_t>(pc);
     return p >= low && p < high;
   }
@@ -168,15 +168,36 @@ const own_range own;
 
 }  // namespace
 
-void wrote_to(int fd, const void *caller) {
-  if (fd < 0 || own.holds(caller) || !ordering()) return;
-  if (const resource *file = descriptors().of_file(fd)) hb_release(*file);
+// One object for the state of every descriptor, on which dpor sees who
+// waits and who changes what a wait sees: each try of a wait reads it, and
+// each call that moves data through a descriptor writes it (a scheduling
+// point before the call). Without it, dpor took a wait for independent of
+// the write it waits for: it explored too few orders of the two, and kept
+// a waiter polling while the writer was in its sleep set (an empty try is
+// not a wait loop it holds back: dpor.cpp, "Wait loops").
+const resource& activity() {
+  static const resource& r = *new resource(object_kind::channel);
+  return r;
+}
+
+// True when the program (not heddle) makes a call on `fd` under control;
+// then, unless `fd` is a regular file (always ready), the point above.
+bool program_call(int fd, const void* caller) {
+  if (!controlled() || fd < 0 || own.holds(caller)) return false;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) scheduling_point(point_kind::write, activity(), {});
+  return true;
+}
+
+void wrote_to(int fd) {
+  if (!ordering()) return;
+  if (const resource* file = descriptors().of_file(fd)) hb_release(*file);
   hb_release(descriptors().of_any());
 }
 
-void read_from(int fd, const void *caller) {
-  if (fd < 0 || own.holds(caller) || !ordering()) return;
-  const resource *file = descriptors().of_file(fd);
+void read_from(int fd) {
+  if (fd < 0 || !ordering()) return;
+  const resource* file = descriptors().of_file(fd);
   hb_acquire(file != nullptr ? *file : descriptors().of_any());
 }
 
@@ -193,8 +214,8 @@ struct waiting {
     in_descriptor_wait[me] = true;
   }
   ~waiting() { in_descriptor_wait[me] = false; }
-  waiting(const waiting &) = delete;
-  waiting &operator=(const waiting &) = delete;
+  waiting(const waiting&) = delete;
+  waiting& operator=(const waiting&) = delete;
 };
 
 // `ask(timeout_ms)` makes the call with that timeout (0: never blocks, -1:
@@ -207,6 +228,7 @@ int wait_for_descriptors(Ask ask, std::int64_t timeout_ms) {
                            {static_cast<time_t>(timeout_ms / 1000), static_cast<long>(timeout_ms % 1000) * 1'000'000}));
   const waiting mark(current_operation());
   for (;;) {
+    scheduling_point(point_kind::read, activity(), {});
     const int ready = ask(0);
     if (ready != 0 || timeout_ms == 0) return ready;
     if (deadline && now() >= *deadline) return 0;
@@ -225,22 +247,22 @@ int wait_for_descriptors(Ask ask, std::int64_t timeout_ms) {
 
 }  // namespace
 
-std::int64_t millis(const timespec *t) {
+std::int64_t millis(const timespec* t) {
   if (t == nullptr) return -1;
   return static_cast<std::int64_t>(t->tv_sec) * 1000 + (t->tv_nsec + 999'999) / 1'000'000;
 }
 
-int wait_on_poll(pollfd *fds, nfds_t count, int timeout) {
+int wait_on_poll(pollfd* fds, nfds_t count, int timeout) {
   const int ready = wait_for_descriptors([&](int t) { return HEDDLE_REAL(poll)(fds, count, t); }, timeout);
   for (nfds_t i = 0; ready > 0 && i < count; ++i)
-    if (fds[i].revents != 0) read_from(fds[i].fd, nullptr);
+    if (fds[i].revents != 0) read_from(fds[i].fd);
   return ready;
 }
 
-int wait_on_select(int count, fd_set *read, fd_set *write, fd_set *except, std::int64_t timeout_ms) {
+int wait_on_select(int count, fd_set* read, fd_set* write, fd_set* except, std::int64_t timeout_ms) {
   // select overwrites its sets: each question starts from the caller's.
   fd_set asked[3];
-  fd_set *sets[3] = {read, write, except};
+  fd_set* sets[3] = {read, write, except};
   for (int i = 0; i < 3; ++i)
     if (sets[i] != nullptr) asked[i] = *sets[i];
   const int ready = wait_for_descriptors(
@@ -252,12 +274,12 @@ int wait_on_select(int count, fd_set *read, fd_set *write, fd_set *except, std::
       },
       timeout_ms);
   for (int fd = 0; ready > 0 && fd < count; ++fd)
-    for (fd_set *set : sets)
-      if (set != nullptr && FD_ISSET(fd, set)) read_from(fd, nullptr);
+    for (fd_set* set : sets)
+      if (set != nullptr && FD_ISSET(fd, set)) read_from(fd);
   return ready;
 }
 
-int wait_on_epoll(int epfd, epoll_event *events, int max, int timeout) {
+int wait_on_epoll(int epfd, epoll_event* events, int max, int timeout) {
   const int ready = wait_for_descriptors([&](int t) { return HEDDLE_REAL(epoll_wait)(epfd, events, max, t); }, timeout);
   if (ready > 0) read_from_any();
   return ready;
@@ -267,7 +289,7 @@ int wait_on_epoll(int epfd, epoll_event *events, int max, int timeout) {
 
 using heddle::rt::controlled;
 
-HEDDLE_RT_DEFINE(int, ppoll, (struct pollfd * fds, nfds_t count, const timespec *timeout, const sigset_t *mask)) {
+HEDDLE_RT_DEFINE(int, ppoll, (struct pollfd * fds, nfds_t count, const timespec* timeout, const sigset_t* mask)) {
   if (!controlled() || count == 0 || mask != nullptr) return HEDDLE_REAL(ppoll)(fds, count, timeout, mask);
   if (timeout != nullptr && heddle::rt::invalid(*timeout)) {
     errno = EINVAL;
@@ -276,7 +298,7 @@ HEDDLE_RT_DEFINE(int, ppoll, (struct pollfd * fds, nfds_t count, const timespec 
   return heddle::rt::wait_on_poll(fds, count, static_cast<int>(heddle::rt::millis(timeout)));
 }
 
-HEDDLE_RT_DEFINE(int, epoll_wait, (int epfd, struct epoll_event *events, int max, int timeout)) {
+HEDDLE_RT_DEFINE(int, epoll_wait, (int epfd, struct epoll_event* events, int max, int timeout)) {
   if (!controlled()) return HEDDLE_REAL(epoll_wait)(epfd, events, max, timeout);
   return heddle::rt::wait_on_epoll(epfd, events, max, timeout);
 }
@@ -284,14 +306,14 @@ HEDDLE_RT_DEFINE(int, epoll_wait, (int epfd, struct epoll_event *events, int max
 // With a signal mask the program means to be woken by a signal it unblocks
 // for the wait: the kernel's call, as before (heddle's signals are not the
 // kernel's while the iteration runs).
-HEDDLE_RT_DEFINE(int, epoll_pwait, (int epfd, struct epoll_event *events, int max, int timeout, const sigset_t *mask)) {
+HEDDLE_RT_DEFINE(int, epoll_pwait, (int epfd, struct epoll_event* events, int max, int timeout, const sigset_t* mask)) {
   if (!controlled() || mask != nullptr) return HEDDLE_REAL(epoll_pwait)(epfd, events, max, timeout, mask);
   return heddle::rt::wait_on_epoll(epfd, events, max, timeout);
 }
 
 HEDDLE_RT_DEFINE(int, pselect,
-                 (int count, fd_set *read, fd_set *write, fd_set *except, const timespec *timeout,
-                  const sigset_t *mask)) {
+                 (int count, fd_set* read, fd_set* write, fd_set* except, const timespec* timeout,
+                  const sigset_t* mask)) {
   if (!controlled() || count == 0 || mask != nullptr)
     return HEDDLE_REAL(pselect)(count, read, write, except, timeout, mask);
   if (timeout != nullptr && heddle::rt::invalid(*timeout)) {
@@ -301,66 +323,76 @@ HEDDLE_RT_DEFINE(int, pselect,
   return heddle::rt::wait_on_select(count, read, write, except, heddle::rt::millis(timeout));
 }
 
-// The calls that move data through a descriptor: each is the C library's,
-// then an edge of happens-before (above).
-HEDDLE_RT_DEFINE(ssize_t, write, (int fd, const void *data, size_t size)) {
+// The calls that move data through a descriptor: a scheduling point (above),
+// the C library's call, then an edge of happens-before.
+HEDDLE_RT_DEFINE(ssize_t, write, (int fd, const void* data, size_t size)) {
+  const bool program = heddle::rt::program_call(fd, __builtin_return_address(0));
   const ssize_t n = HEDDLE_REAL(write)(fd, data, size);
-  if (n >= 0 && controlled()) heddle::rt::wrote_to(fd, __builtin_return_address(0));
+  if (n >= 0 && program) heddle::rt::wrote_to(fd);
   return n;
 }
 
-HEDDLE_RT_DEFINE(ssize_t, writev, (int fd, const struct iovec *parts, int count)) {
+HEDDLE_RT_DEFINE(ssize_t, writev, (int fd, const struct iovec* parts, int count)) {
+  const bool program = heddle::rt::program_call(fd, __builtin_return_address(0));
   const ssize_t n = HEDDLE_REAL(writev)(fd, parts, count);
-  if (n >= 0 && controlled()) heddle::rt::wrote_to(fd, __builtin_return_address(0));
+  if (n >= 0 && program) heddle::rt::wrote_to(fd);
   return n;
 }
 
-HEDDLE_RT_DEFINE(ssize_t, send, (int fd, const void *data, size_t size, int flags)) {
+HEDDLE_RT_DEFINE(ssize_t, send, (int fd, const void* data, size_t size, int flags)) {
+  const bool program = heddle::rt::program_call(fd, __builtin_return_address(0));
   const ssize_t n = HEDDLE_REAL(send)(fd, data, size, flags);
-  if (n >= 0 && controlled()) heddle::rt::wrote_to(fd, __builtin_return_address(0));
+  if (n >= 0 && program) heddle::rt::wrote_to(fd);
   return n;
 }
 
 HEDDLE_RT_DEFINE(ssize_t, sendto,
-                 (int fd, const void *data, size_t size, int flags, const struct sockaddr *to, socklen_t length)) {
+                 (int fd, const void* data, size_t size, int flags, const struct sockaddr* to, socklen_t length)) {
+  const bool program = heddle::rt::program_call(fd, __builtin_return_address(0));
   const ssize_t n = HEDDLE_REAL(sendto)(fd, data, size, flags, to, length);
-  if (n >= 0 && controlled()) heddle::rt::wrote_to(fd, __builtin_return_address(0));
+  if (n >= 0 && program) heddle::rt::wrote_to(fd);
   return n;
 }
 
-HEDDLE_RT_DEFINE(ssize_t, sendmsg, (int fd, const struct msghdr *message, int flags)) {
+HEDDLE_RT_DEFINE(ssize_t, sendmsg, (int fd, const struct msghdr* message, int flags)) {
+  const bool program = heddle::rt::program_call(fd, __builtin_return_address(0));
   const ssize_t n = HEDDLE_REAL(sendmsg)(fd, message, flags);
-  if (n >= 0 && controlled()) heddle::rt::wrote_to(fd, __builtin_return_address(0));
+  if (n >= 0 && program) heddle::rt::wrote_to(fd);
   return n;
 }
 
-HEDDLE_RT_DEFINE(ssize_t, read, (int fd, void *data, size_t size)) {
+HEDDLE_RT_DEFINE(ssize_t, read, (int fd, void* data, size_t size)) {
+  const bool program = heddle::rt::program_call(fd, __builtin_return_address(0));
   const ssize_t n = HEDDLE_REAL(read)(fd, data, size);
-  if (n > 0 && controlled()) heddle::rt::read_from(fd, __builtin_return_address(0));
+  if (n > 0 && program) heddle::rt::read_from(fd);
   return n;
 }
 
-HEDDLE_RT_DEFINE(ssize_t, readv, (int fd, const struct iovec *parts, int count)) {
+HEDDLE_RT_DEFINE(ssize_t, readv, (int fd, const struct iovec* parts, int count)) {
+  const bool program = heddle::rt::program_call(fd, __builtin_return_address(0));
   const ssize_t n = HEDDLE_REAL(readv)(fd, parts, count);
-  if (n > 0 && controlled()) heddle::rt::read_from(fd, __builtin_return_address(0));
+  if (n > 0 && program) heddle::rt::read_from(fd);
   return n;
 }
 
-HEDDLE_RT_DEFINE(ssize_t, recv, (int fd, void *data, size_t size, int flags)) {
+HEDDLE_RT_DEFINE(ssize_t, recv, (int fd, void* data, size_t size, int flags)) {
+  const bool program = heddle::rt::program_call(fd, __builtin_return_address(0));
   const ssize_t n = HEDDLE_REAL(recv)(fd, data, size, flags);
-  if (n > 0 && controlled()) heddle::rt::read_from(fd, __builtin_return_address(0));
+  if (n > 0 && program) heddle::rt::read_from(fd);
   return n;
 }
 
 HEDDLE_RT_DEFINE(ssize_t, recvfrom,
-                 (int fd, void *data, size_t size, int flags, struct sockaddr *from, socklen_t *length)) {
+                 (int fd, void* data, size_t size, int flags, struct sockaddr* from, socklen_t* length)) {
+  const bool program = heddle::rt::program_call(fd, __builtin_return_address(0));
   const ssize_t n = HEDDLE_REAL(recvfrom)(fd, data, size, flags, from, length);
-  if (n > 0 && controlled()) heddle::rt::read_from(fd, __builtin_return_address(0));
+  if (n > 0 && program) heddle::rt::read_from(fd);
   return n;
 }
 
-HEDDLE_RT_DEFINE(ssize_t, recvmsg, (int fd, struct msghdr *message, int flags)) {
+HEDDLE_RT_DEFINE(ssize_t, recvmsg, (int fd, struct msghdr* message, int flags)) {
+  const bool program = heddle::rt::program_call(fd, __builtin_return_address(0));
   const ssize_t n = HEDDLE_REAL(recvmsg)(fd, message, flags);
-  if (n > 0 && controlled()) heddle::rt::read_from(fd, __builtin_return_address(0));
+  if (n > 0 && program) heddle::rt::read_from(fd);
   return n;
 }
