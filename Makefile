@@ -16,7 +16,7 @@ PACKAGES := cmake ninja-build g++ make ccache libboost-context-dev libcli11-dev 
             libconcurrentqueue-dev chromium \
             libboost-dev pigz xz-utils zstd lbzip2 pbzip2 bzip2 libasio-dev \
             plzip pixz ripgrep libspdlog-dev libreaderwriterqueue-dev libatomic-queue-dev libthread-pool-dev \
-            mold liburcu-dev libtbb-dev graphicsmagick libpthreadpool-dev
+            mold liburcu-dev libtbb-dev graphicsmagick libpthreadpool-dev libglib2.0-dev libuv1-dev libck-dev
 
 .PHONY: all deps configure build test demo bench asan-test install clean
 

@@ -22,6 +22,18 @@
 // - libpthreadpool (Google's, under XNNPACK): what a worker wrote in a
 //   parallelize_1d task was reported as racing with main's read after the
 //   call returned; the pool counts finished items with atomics of its own.
+//
+// Found on the second audit, the same day:
+// - Concurrency Kit (libck): its atomics (ck_pr_*) are inline assembly in its
+//   headers, compiled into the program and invisible to the instrumentation:
+//   a counter a ck_spinlock_fas protects was reported as a race at iteration
+//   0, and a thread spinning on the lock never reached a scheduling point (a
+//   hang). Found by libck.so (ck_epoch, ck_hs, ...); a program that uses
+//   only its headers links nothing heddle could find (docs/pushbutton.md).
+// - GLib (libglib-2.0): a GMutex is an atomic in the library, which calls the
+//   futex only when a thread must wait (and GLib calls it within itself, not
+//   through an interposable symbol); a counter every GThreadPool job added to
+//   under a GMutex was reported as a data race at iteration 0.
 #include "rt/known_libraries.hpp"
 
 #include <link.h>
@@ -45,6 +57,8 @@ constexpr entry table[] = {
     {"liburcu", "liburcu (userspace RCU)", "rcu_assign_pointer and its grace periods", true, true},
     {"libtbb.so", "libtbb (oneTBB)", "its task scheduler's hand-offs of tasks between threads", false, true},
     {"libpthreadpool.so", "libpthreadpool (Google's pthreadpool)", "the end of each parallelized loop", false, true},
+    {"libck.so", "Concurrency Kit (libck)", "its ck_pr atomics (inline assembly in its headers)", false, true},
+    {"libglib-2.0.so", "GLib (libglib-2.0)", "its GMutex, GRWLock, GOnce, GAsyncQueue and GThreadPool", false, true},
 };
 
 struct search {

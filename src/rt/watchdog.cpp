@@ -104,7 +104,8 @@ std::string describe_threads(pid_t pid, const fork_channel& ch, operation_id run
     if (runs_it && first.empty()) {
       // The running operation's thread is never parked by heddle: a futex
       // call there is the program's own (one heddle does not model).
-      first = is_running ? who_runs + " is running without reaching a scheduling point (a loop?)"
+      first = is_running ? who_runs + " is running without reaching a scheduling point (a loop, or a spin on atomics heddle does not "
+                                   "see: inline assembly, an uninstrumented library's)"
                          : fmt::format("{} is blocked in {}", who_runs, call);
       // A futex call heddle never saw blocks the only thread that may run:
       // say why, rather than leave it to look like the program's hang.
@@ -119,7 +120,8 @@ std::string describe_threads(pid_t pid, const fork_channel& ch, operation_id run
       if (ch.operations[op].tid == tid) who = operation_name(ch, op);
     text += separator;
     separator = "; ";
-    text += is_running ? who + " is running without reaching a scheduling point (a loop?)"
+    text += is_running ? who + " is running without reaching a scheduling point (a loop, or a spin on atomics heddle does not "
+                                   "see: inline assembly, an uninstrumented library's)"
                        : fmt::format("{} is blocked in {}", who, call);
   }
   for (operation_id op = 1; op < ch.operations_mirrored && op < max_operations; ++op) {
