@@ -11,6 +11,7 @@
 #include <elf.h>
 #include <link.h>
 
+#include <array>
 #include <deque>
 #include <set>
 #include <string>
@@ -94,6 +95,20 @@ struct iteration_state {
   operation_id spin_op = 0;
   std::uintptr_t spin_address = 0;
   unsigned spin_loads = 0;
+  // The loads of that run by spin_op, of any location, since its start or
+  // its last zero sleep (atomic_point): how many, and the first of them
+  // (location and call site).
+  unsigned run_loads = 0;
+  std::array<std::pair<std::uintptr_t, std::uintptr_t>, 16> run{};
+  void run_load(std::uintptr_t address, std::uintptr_t pc) {
+    if (run_loads < run.size()) run[run_loads] = {address, pc};
+    ++run_loads;
+  }
+  bool run_has(std::uintptr_t address, std::uintptr_t pc) const {
+    for (unsigned i = 0; i < std::min<std::size_t>(run_loads, run.size()); ++i)
+      if (run[i].first == address && run[i].second == pc) return true;
+    return false;
+  }
 
   // [address, address + size) holds new objects (or none).
   void forget(std::uintptr_t address, std::uintptr_t size) {
@@ -112,6 +127,7 @@ struct iteration_state {
     for (int& i : ignoring) i = 0;
     spin_op = 0;
     spin_loads = 0;
+    run_loads = 0;
   }
   std::vector<std::uintptr_t>& stack() {
     const operation_id op = current_operation();
@@ -366,6 +382,15 @@ void unmapped(std::uintptr_t address, std::uintptr_t size) {
 // that this operation waits for another. Loads of the same location by the
 // same operation with no atomic access of anyone in between are the sign;
 // a loop that also stores or reads-modifies-writes is not a pure wait.
+//
+// A wait loop that loads several atomics (Dekker's `while (wants[other])
+// { if (turn != me) ... }`, Peterson's `while (wants[other] && turn ==
+// other)`) yields too: once a run of loads (by one operation, no other
+// atomic access in between) has spin_yield_loads loads and comes back to a
+// load it began with (the same location from the same call site), the loop
+// went round; the zero sleep goes before that load, so each try of the
+// loop between two of them begins at the same load and holds whole turns
+// (dpor compares a try with the one before it: dpor.cpp, "Wait loops").
 constexpr unsigned spin_yield_loads = 8;
 
 void atomic_point(point_kind kind, std::uintptr_t address, std::uintptr_t pc) {
@@ -373,13 +398,27 @@ void atomic_point(point_kind kind, std::uintptr_t address, std::uintptr_t pc) {
   const operation_id op = current_operation();
   if (kind != point_kind::read) {
     s.spin_op = 0;
-  } else if (op != s.spin_op || address != s.spin_address) {
+  } else if (op != s.spin_op) {
     s.spin_op = op;
     s.spin_address = address;
     s.spin_loads = 1;
-  } else if (++s.spin_loads > spin_yield_loads) {
-    s.spin_loads = 1;
-    sleep_until(now(), {});
+    s.run_loads = 0;
+    s.run_load(address, pc);
+  } else {
+    bool turn = false;
+    if (address != s.spin_address) {
+      s.spin_address = address;
+      s.spin_loads = 1;
+    } else if (++s.spin_loads > spin_yield_loads) {
+      turn = true;
+    }
+    if (s.run_loads >= spin_yield_loads && s.run_has(address, pc)) turn = true;
+    if (turn) {
+      s.spin_loads = 1;
+      s.run_loads = 0;
+      sleep_until(now(), {});
+    }
+    s.run_load(address, pc);
   }
   const resource& r = s.atomics.at(address);
   engine::current()->point(kind, r.id(), std::source_location{}, pc);

@@ -61,10 +61,10 @@ std::vector<std::string> statistics::caveats() const {
                               share_of(sc_in_run_order_iterations, iterations)));
   if (held_wait_iterations > 0)
     out.push_back(fmt::format("{} held back an operation whose try of a wait loop (the steps between two yields or "
-                              "sleeps) repeated the one before with nothing it read changed; dpor assumes such a try "
-                              "has no effect but its reads, so a loop that counts its tries and gives up was "
-                              "explored giving up only where nothing else could run (docs/strategies.md, \"Wait "
-                              "loops under dpor\")",
+                              "sleeps) repeated the one before with nothing it read changed, or (rc11) cut one that "
+                              "read the same stores again; dpor assumes such a try has no effect but its reads, so "
+                              "a loop that counts its tries and gives up was explored giving up only where nothing "
+                              "else could run (docs/strategies.md, \"Wait loops under dpor\")",
                               share_of(held_wait_iterations, iterations)));
   if (bounded_choices > 0)
     out.push_back(fmt::format("spurious wake-ups and compare-exchange failures were explored once per call site in "

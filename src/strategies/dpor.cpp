@@ -55,7 +55,7 @@ std::size_t dpor_strategy::next_operation(const decision_context& ctx) {
   if (weak_ && ctx.weak != nullptr) weak_src_ = ctx.weak;
   if (!absorb_weak()) return stop;
   observe(ctx);
-  note_tries();
+  if (!note_tries()) return stop;
   if (depth_ < stack_.size()) {
     decision& d = stack_[depth_];
     if (d.data || !same_offer(d.enabled, ctx.enabled))
@@ -133,6 +133,7 @@ std::uint64_t dpor_strategy::next_value(const decision_context& ctx, const choic
       carried_ = no_step;
     sites_.taken(c, d.value, false);
     note_choice(c, d.value);
+    if (!weak_choice(c) && !events_.empty()) events_.back().chose = true;
     note_candidates(c);
     return d.value;
   }
@@ -177,6 +178,7 @@ std::uint64_t dpor_strategy::next_value(const decision_context& ctx, const choic
   ++depth_;
   sites_.taken(c, value, bound < c.bound);
   note_choice(c, value);
+  if (!weak_choice(c) && !events_.empty()) events_.back().chose = true;
   return value;
 }
 
@@ -379,7 +381,22 @@ bool dpor_strategy::absorb_weak() {
 // loops) is that such a try has no effect but its reads: a loop that counts
 // its tries and gives up can give up only once nothing else can run
 // (statistics::held_wait_iterations, docs/strategies.md).
-void dpor_strategy::note_tries() {
+//
+// Under rc11 a load may read a store older than the newest, so a wait loop
+// may read a stale store on every turn, whatever the others do, and each
+// turn is a branch (Kokologiannakis, Ren and Vafeiadis, "Dynamic Partial
+// Order Reductions for Spinloops", FMCAD 2021). A try of atomic loads only
+// that read, load for load, the stores the try before it read leaves every
+// view and every history as that try left them: the execution without it
+// is the same up to that repeat, and is explored (a choice of a newer store
+// is a sibling of this one). So when such a try read a store older than the
+// newest it could, the iteration is cut as redundant, whatever ran in
+// between (the repeat is in the execution, not in the schedule). A repeat of
+// newest stores only is held back as above instead: with nothing else able
+// to run, it is the loop's hang, which the search must reach (it then spins
+// to --max-steps, a livelock). docs/memory-model.md, "Wait loops under rc11",
+// has the argument and what it assumes.
+bool dpor_strategy::note_tries() {
   const auto hand_over = [](const footprint& f) {
     return !f.invisible && (f.kind == point_kind::yield || f.kind == point_kind::sleep);
   };
@@ -399,12 +416,26 @@ void dpor_strategy::note_tries() {
         }
     }
     wait_tries& t = tries_[f.op];
+    // Under rc11 an operation's start begins its first try, so that a wait
+    // loop at the start of an operation has its first turn compared too.
+    if (weak_ && f.kind == point_kind::start && t.last == no_step) {
+      t.last = k;
+      continue;
+    }
     if (!hand_over(f)) {
       t.held = false;
       continue;
     }
     bool repeat = false;
     if (t.last != no_step && t.before != no_step && repeats(f.op, t.last + 1, k, t.before + 1, t.last)) {
+      if (weak_ && stale_try(f.op, t.last + 1, k) && stale_try(f.op, t.before + 1, t.last, false)) {
+        held_now_ = true;
+        stop_ = fmt::format("operation {} repeated its last try of a wait loop, reading the same stores, one of "
+                            "them older than the newest it could read (redundant)",
+                            f.op);
+        ++tries_seen_;
+        return false;
+      }
       repeat = true;
       for (std::size_t i = t.before + 1; repeat && i < k; ++i) {
         const footprint& g = events_[i].f;
@@ -420,6 +451,21 @@ void dpor_strategy::note_tries() {
     t.last = k;
     t.held = repeat;
   }
+  return true;
+}
+
+bool dpor_strategy::stale_try(operation_id op, std::size_t from, std::size_t to, bool need_stale) const {
+  bool stale = false;
+  for (std::size_t i = from; i < to; ++i) {
+    const step_event& e = events_[i];
+    const footprint& x = e.f;
+    if (x.op != op || x.invisible) continue;
+    if (x.kind != point_kind::read || x.wk != weak_access::what::load || x.global || x.finishes ||
+        x.blocked_on != 0 || e.chose || x.cands.empty())
+      return false;
+    if (x.rf != x.cands.front()) stale = true;
+  }
+  return stale || !need_stale;
 }
 
 bool dpor_strategy::repeats(operation_id op, std::size_t from, std::size_t to, std::size_t from2,

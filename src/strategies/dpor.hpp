@@ -94,6 +94,7 @@ struct step_event {
   std::size_t waker = no_step;   // a retry: the step after which its operation was woken
   std::size_t po_prev = no_step;  // the previous visible step of its operation
   std::uint32_t local = 0;     // 1-based index among its operation's visible steps
+  bool chose = false;          // made a data choice that is not the memory model's (its value is not in f)
 };
 
 struct decision {
@@ -288,8 +289,14 @@ class dpor_strategy final : public strategy {
   }
 
   // Wait loops: takes the steps since the last call into tries_, holding
-  // back an operation whose try repeated the one before it.
-  void note_tries();
+  // back an operation whose try repeated the one before it. Under rc11,
+  // false when a try repeated the one before it read for read and read a
+  // store older than the newest it could (the iteration is then cut).
+  bool note_tries();
+  // rc11: steps [from, to) of op are atomic loads only, none with a data
+  // choice of the program's, and (need_stale) one of them read a store
+  // older than the newest it could read.
+  bool stale_try(operation_id op, std::size_t from, std::size_t to, bool need_stale = true) const;
   // Steps [from, to) of op, each with the same footprint as the step of op
   // at the same place in [from2, to2), all reads.
   bool repeats(operation_id op, std::size_t from, std::size_t to, std::size_t from2, std::size_t to2) const;
