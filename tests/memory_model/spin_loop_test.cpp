@@ -164,3 +164,29 @@ TEST(spin_loop, dpor_finds_and_verifies_the_same_on_both_backends_and_in_workers
   const run_key workers = run_with("fibers", 2);
   EXPECT_TRUE(workers == here) << "two workers: " << describe(workers) << "\nin process: " << describe(here);
 }
+
+// The cut does not hide a hang: a wait loop whose every read is the newest
+// store and that no one will end (the writer stores another atomic) repeats
+// no stale store, so it is held back while the writer can run, not cut, and
+// then spins on alone: dpor reaches it and, with --fail-on-max-steps,
+// reports a livelock.
+TEST(spin_loop, dpor_reaches_the_hang_of_a_wait_loop_nobody_ends) {
+  heddle::options o{.iterations = 10'000, .strategy = "dpor", .max_steps = 200, .fail_on_max_steps = true};
+  o.print_report = false;
+  o.out.clear();
+  o.memory_model = heddle::memory_model::rc11;
+  const heddle::result r = heddle::explore(o, [] {
+    heddle::atomic<int> flag{0}, other{0};
+    heddle::thread writer([&] { other.store(1, rlx); });
+    heddle::thread reader([&] {
+      while (flag.load(acq) == 0) heddle::this_thread::yield();
+    });
+    writer.join();
+    reader.join();
+  });
+  ASSERT_TRUE(r.bug) << r.verdict();
+  EXPECT_EQ(r.bug->kind, heddle::bug_kind::livelock);
+  EXPECT_EQ(r.bug->message,
+            "the iteration reached 200 steps with 1 operation(s) still enabled and none finishing (--max-steps, "
+            "--fail-on-max-steps)");
+}
