@@ -176,10 +176,12 @@ void weak_memory::access_preds(const op_state& o, object_id x, operation_id me, 
   const std::vector<std::uint32_t>& clock = o.current.fences;
   // The clock may hold what accesses of x acquired since the last event of
   // another location (d in sb|≠loc;hb;sb|≠loc is before the access, of
-  // another location): taken as if a plain access came after them.
-  const bool loose = o.run_loc == x && o.run_gained;
+  // another location): an entry they changed is taken as if a plain access
+  // came after them.
+  const bool run = o.run_loc == x && o.run_gained;
   for (std::size_t q = 0; q < clock.size(); ++q) {
     if (clock[q] == 0) continue;
+    const bool loose = run && (q >= o.run_base.size() || clock[q] != o.run_base[q]);
     const std::uint32_t count = entry_count(clock[q]), r = entry_reach(clock[q]);
     const std::uint32_t n = nodes_of_[q][count - 1];
     const sc_node& node = nodes_[n];
@@ -481,7 +483,10 @@ void weak_memory::start_graph() {
         advance(clock, ev.op, x);
         const bool same_run = ev.op < clock.size() && clock[ev.op] != 0 && entry_reach(clock[ev.op]) == after_same_loc;
         const std::vector<std::uint32_t>& read = store_slot(x, ev.writes ? ev.read : ev.store);
-        if (!read.empty()) ops_[ev.op].run_gained = true;
+        if (!read.empty() && !ops_[ev.op].run_gained) {
+          ops_[ev.op].run_base = clock;
+          ops_[ev.op].run_gained = true;
+        }
         join_clock(clock, read);
         at_location(clock, ev.op, x);
         const auto e = static_cast<std::uint32_t>(nodes_.size());
@@ -620,9 +625,10 @@ void weak_memory::load(object_id x, std::memory_order order, void* value, std::s
   // The message first: an acquire load of a release store then finds the
   // store in it, and its view stays unsplit (weak_memory.hpp, view).
   const view& message = locations_[x].stores[store].message;
+  if (graph_ && is_acquire(order)) [[unlikely]] acquiring(o, message);
   join(is_acquire(order) ? o.current : o.pending_acquire, message);
   raise_read(o.current, x, store);
-  if (graph_) [[unlikely]] acquired_at(o, me, x, is_acquire(order), message);
+  if (graph_) [[unlikely]] at_location(o.current.fences, me, x);
   std::memcpy(value, locations_[x].stores[store].value, size);
 }
 
@@ -785,9 +791,10 @@ bool weak_memory::record_rmw(location& l, object_id x, operation_id me, op_state
     if (graph_) [[unlikely]] psc_record(x, position(x, store), o, me, sc, true, store, sc_read ? &l.stores[read] : nullptr);
     else if (prefix_) log({prefix_kind::access, true, me, x, store, read});
   }
+  if (graph_ && is_acquire(order)) [[unlikely]] acquiring(o, l.stores[read].message);
   join(is_acquire(order) ? o.current : o.pending_acquire, l.stores[read].message);
   raise_read(o.current, x, read);
-  if (graph_) [[unlikely]] acquired_at(o, me, x, is_acquire(order), l.stores[read].message);
+  if (graph_) [[unlikely]] at_location(o.current.fences, me, x);
   if (wrote) {
     raise(o.current, x, store);
     view& message = l.stores[store].message;

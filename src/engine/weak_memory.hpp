@@ -179,10 +179,12 @@ class weak_memory {
     std::vector<view> release_store;
     std::uint32_t accesses = 0;  // atomic accesses so far: the index that names the next one
     // Its events since the last of another location than run_loc's (or of
-    // none): whether one acquired nodes (access_preds: sb|≠loc before the
-    // access needs an event of another location after the acquisition).
+    // none): whether one acquired nodes, and the clock before the first that
+    // did (access_preds: sb|≠loc before the access needs an event of another
+    // location after the acquisition).
     std::uint32_t run_loc = no_location;
     bool run_gained = false;
+    std::vector<std::uint32_t> run_base;
   };
 
   location& at(object_id x, const void* current, std::size_t size);
@@ -343,10 +345,13 @@ class weak_memory {
       o.run_gained = false;
     }
   }
-  // The access of x by `me` has read `message` (acquiring it if `acquire`).
-  void acquired_at(op_state& o, operation_id me, object_id x, bool acquire, const view& message) const {
-    if (acquire && !message.fences.empty()) o.run_gained = true;
-    at_location(o.current.fences, me, x);
+  // An access is about to acquire `message`: the run's clock before its
+  // first acquisition of nodes.
+  static void acquiring(op_state& o, const view& message) {
+    if (!o.run_gained && !message.fences.empty()) [[unlikely]] {
+      o.run_base = o.current.fences;
+      o.run_gained = true;
+    }
   }
   // An edge of psc that heddle takes where RC11's may lack it.
   void approximated() {

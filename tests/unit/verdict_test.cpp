@@ -215,6 +215,24 @@ TEST(verdict, rc11_pass_that_ordered_seq_cst_accesses_through_one_location_says_
   const heddle::result between = heddle::explore(o, same_location_before(true));
   ASSERT_FALSE(between.bug) << between.report;
   EXPECT_EQ(between.stats.sc_in_run_order_iterations, 0u);
+  // With a=1, the load of z, then another acquire of x (which can only read
+  // x=1 again): what it brings was already there before the load of z, so
+  // y=1 is psc-before b as RC11 has it, and nothing is said.
+  const heddle::result again = heddle::explore(o, [] {
+    heddle::atomic<int> x{0}, y{0}, z{0};
+    heddle::thread t([&] {
+      y.store(1, std::memory_order_seq_cst);
+      x.store(1, std::memory_order_release);
+    });
+    if (x.load(std::memory_order_acquire) == 1) {
+      (void)z.load(std::memory_order_relaxed);
+      (void)x.load(std::memory_order_acquire);
+      (void)x.load(std::memory_order_seq_cst);
+    }
+    t.join();
+  });
+  ASSERT_FALSE(again.bug) << again.report;
+  EXPECT_EQ(again.stats.sc_in_run_order_iterations, 0u);
 
   // One seq_cst access of each location among relaxed ones, no seq_cst
   // fence: psc relates them only through hb, which the run follows, so
