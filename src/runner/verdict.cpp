@@ -63,8 +63,9 @@ std::vector<std::string> statistics::caveats() const {
     out.push_back(fmt::format("{} held back an operation whose try of a wait loop (the steps between two yields or "
                               "sleeps) repeated the one before with nothing it read changed, or (rc11) cut one that "
                               "read the same stores again; dpor assumes such a try has no effect but its reads, so "
-                              "a loop that counts its tries and gives up was explored giving up only where nothing "
-                              "else could run (docs/strategies.md, \"Wait loops under dpor\")",
+                              "a loop that counts its tries and gives up (libstdc++'s counting_semaphore, latch and "
+                              "atomic::wait do) was explored giving up only where nothing else could run: run the "
+                              "default strategy on it too (docs/strategies.md, \"Wait loops under dpor\")",
                               share_of(held_wait_iterations, iterations)));
   if (bounded_choices > 0)
     out.push_back(fmt::format("spurious wake-ups and compare-exchange failures were explored once per call site in "
