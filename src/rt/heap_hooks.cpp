@@ -21,7 +21,6 @@
 // malloc, aligned_alloc and free, with the new-handler loop), only so that a
 // report names the user's delete rather than libstdc++'s call to free.
 #include <dlfcn.h>
-#include <link.h>
 #include <malloc.h>
 #include <sys/mman.h>
 
@@ -116,39 +115,15 @@ class telling_scope {
   telling_scope& operator=(const telling_scope&) = delete;
 };
 
-// heddle's own code: [runtime_begin, runtime_end), the executable segment of
-// libheddle-rt. It shares the C library's heap with the program, and the
-// heap hands it blocks the program just freed: its own allocations must
-// neither start a fresh history (the program's use of a block it freed would
-// go unseen) nor count as the program's frees.
-std::uintptr_t runtime_begin = 0;
-std::uintptr_t runtime_end = 0;
-
-int find_runtime(dl_phdr_info* info, std::size_t, void*) {
-  const auto here = reinterpret_cast<std::uintptr_t>(&find_runtime);
-  for (int i = 0; i < info->dlpi_phnum; ++i) {
-    const ElfW(Phdr)& segment = info->dlpi_phdr[i];
-    if (segment.p_type != PT_LOAD || (segment.p_flags & PF_X) == 0) continue;
-    const std::uintptr_t begin = info->dlpi_addr + segment.p_vaddr;
-    if (here - begin < segment.p_memsz) {
-      runtime_begin = begin;
-      runtime_end = begin + segment.p_memsz;
-      return 1;
-    }
-  }
-  return 0;
-}
-
-bool from_runtime(std::uintptr_t pc) {
-  if (runtime_end == 0) dl_iterate_phdr(&find_runtime, nullptr);
-  return pc - runtime_begin < runtime_end - runtime_begin;
-}
+// heddle's own code (rt::runtime_code). It shares the C library's heap with
+// the program, and the heap hands it blocks the program just freed: its own
+// allocations must neither start a fresh history (the program's use of a
+// block it freed would go unseen) nor count as the program's frees.
+bool from_runtime(std::uintptr_t pc) { return heddle::rt::runtime_code(pc); }
 
 // heddle's own allocation, once the constructor below found heddle's code
 // (the loader allocates before it runs, when dl_iterate_phdr is not for use).
-bool runtime_allocates(std::uintptr_t pc) noexcept {
-  return runtime_end != 0 && pc - runtime_begin < runtime_end - runtime_begin;
-}
+bool runtime_allocates(std::uintptr_t pc) noexcept { return heddle::rt::runtime_code_found(pc); }
 
 // Found once at load, not in each fork server child.
 [[gnu::constructor]] void find_runtime_at_load() { (void)from_runtime(0); }

@@ -40,7 +40,6 @@
 // data race (as ThreadSanitizer, whose interceptors do the same, does not).
 // The objects exist only while the race detector or rc11 is on, so other
 // runs' object numbers do not change.
-#include <link.h>
 #include <poll.h>
 #include <sys/epoll.h>
 #include <sys/select.h>
@@ -109,10 +108,9 @@ struct descriptor_objects {
     if (!any) any = std::make_unique<resource>(object_kind::user);
     return *any;
   }
-  // Null for a socket, or a descriptor fstat does not know.
-  const resource* of_file(int fd) {
-    struct stat st {};
-    if (::fstat(fd, &st) != 0 || S_ISSOCK(st.st_mode)) return nullptr;
+  // Null for a socket, or a descriptor fstat did not know (st_mode 0).
+  const resource* of_file(const struct stat& st) {
+    if (st.st_mode == 0 || S_ISSOCK(st.st_mode)) return nullptr;
     sync();
     auto& slot = files[{st.st_dev, st.st_ino}];
     if (!slot) slot = std::make_unique<resource>(object_kind::user);
@@ -133,38 +131,6 @@ descriptor_objects& descriptors() {
 
 bool ordering() noexcept { return detail::hb != nullptr || detail::control.weak_memory; }
 
-// libheddle-rt's own mapping, found when it is loaded: heddle's own writes
-// (a crash report from a signal handler, the log it hands its parent) go
-// through these interposers too, and are no edge of the program's.
-struct own_range {
-  std::uintptr_t low = 0, high = 0;
-  own_range() {
-    Dl_info info{};
-    if (::dladdr(reinterpret_cast<void*>(&ordering), &info) == 0) return;
-    std::pair<own_range*, std::uintptr_t> search{this, reinterpret_cast<std::uintptr_t>(info.dli_fbase)};
-    ::dl_iterate_phdr(
-        [](dl_phdr_info* object, std::size_t, void* data) {
-          auto& self = *static_cast<std::pair<own_range*, std::uintptr_t>*>(data);
-          std::uintptr_t first = UINTPTR_MAX, last = 0;
-          for (int i = 0; i < object->dlpi_phnum; ++i) {
-            const ElfW(Phdr)& segment = object->dlpi_phdr[i];
-            if (segment.p_type != PT_LOAD) continue;
-            first = std::min<std::uintptr_t>(first, object->dlpi_addr + segment.p_vaddr);
-            last = std::max<std::uintptr_t>(last, object->dlpi_addr + segment.p_vaddr + segment.p_memsz);
-          }
-          if (self.second < first || self.second >= last) return 0;
-          self.first->low = first;
-          self.first->high = last;
-          return 1;
-        },
-        &search);
-  }
-  bool holds(const void* pc) const noexcept {
-    const auto p = reinterpret_cast<std::uintptr_t>(pc);
-    return p >= low && p < high;
-  }
-};
-const own_range own;
 
 }  // namespace
 
@@ -180,28 +146,41 @@ const resource& activity() {
   return r;
 }
 
-// True when the program (not heddle) makes a call on `fd` under control;
-// then, unless `fd` is a regular file (always ready), the point above.
-bool program_call(int fd, const void* caller) {
-  if (!controlled() || fd < 0 || own.holds(caller)) return false;
+namespace {
+
+// What `fd` designates (st_mode 0 when fstat does not know it).
+struct stat file_of(int fd) {
   struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) scheduling_point(point_kind::write, activity(), {});
-  return true;
+  if (::fstat(fd, &st) != 0) st.st_mode = 0;
+  return st;
 }
 
-void wrote_to(int fd) {
+void wrote_to(const struct stat& st) {
   if (!ordering()) return;
-  if (const resource* file = descriptors().of_file(fd)) hb_release(*file);
+  if (const resource* file = descriptors().of_file(st)) hb_release(*file);
   hb_release(descriptors().of_any());
 }
 
-void read_from(int fd) {
-  if (fd < 0 || !ordering()) return;
-  const resource* file = descriptors().of_file(fd);
+void read_from(const struct stat& st) {
+  if (!ordering()) return;
+  const resource* file = descriptors().of_file(st);
   hb_acquire(file != nullptr ? *file : descriptors().of_any());
 }
 
-namespace {
+// A call that moves data through `fd` (`writes`: out of the program): when
+// the program (not heddle) makes it under control, the point above before
+// it unless `fd` is a regular file (always ready), then `call`, then the
+// edge of happens-before if data moved.
+template <class Call>
+ssize_t moving(int fd, const void* caller, bool writes, Call call) {
+  if (!controlled() || fd < 0 || runtime_code(reinterpret_cast<std::uintptr_t>(caller))) return call();
+  const struct stat st = file_of(fd);
+  if (!S_ISREG(st.st_mode)) scheduling_point(point_kind::write, activity(), {});
+  const ssize_t n = call();
+  if (writes && n >= 0) wrote_to(st);
+  if (!writes && n > 0) read_from(st);
+  return n;
+}
 
 void read_from_any() {
   if (ordering()) hb_acquire(descriptors().of_any());
@@ -255,7 +234,7 @@ std::int64_t millis(const timespec* t) {
 int wait_on_poll(pollfd* fds, nfds_t count, int timeout) {
   const int ready = wait_for_descriptors([&](int t) { return HEDDLE_REAL(poll)(fds, count, t); }, timeout);
   for (nfds_t i = 0; ready > 0 && i < count; ++i)
-    if (fds[i].revents != 0) read_from(fds[i].fd);
+    if (fds[i].revents != 0 && fds[i].fd >= 0) read_from(file_of(fds[i].fd));
   return ready;
 }
 
@@ -275,7 +254,7 @@ int wait_on_select(int count, fd_set* read, fd_set* write, fd_set* except, std::
       timeout_ms);
   for (int fd = 0; ready > 0 && fd < count; ++fd)
     for (fd_set* set : sets)
-      if (set != nullptr && FD_ISSET(fd, set)) read_from(fd);
+      if (set != nullptr && FD_ISSET(fd, set)) read_from(file_of(fd));
   return ready;
 }
 
@@ -326,73 +305,43 @@ HEDDLE_RT_DEFINE(int, pselect,
 // The calls that move data through a descriptor: a scheduling point (above),
 // the C library's call, then an edge of happens-before.
 HEDDLE_RT_DEFINE(ssize_t, write, (int fd, const void* data, size_t size)) {
-  const bool program = heddle::rt::program_call(fd, __builtin_return_address(0));
-  const ssize_t n = HEDDLE_REAL(write)(fd, data, size);
-  if (n >= 0 && program) heddle::rt::wrote_to(fd);
-  return n;
+  return heddle::rt::moving(fd, __builtin_return_address(0), true, [&] { return HEDDLE_REAL(write)(fd, data, size); });
 }
 
 HEDDLE_RT_DEFINE(ssize_t, writev, (int fd, const struct iovec* parts, int count)) {
-  const bool program = heddle::rt::program_call(fd, __builtin_return_address(0));
-  const ssize_t n = HEDDLE_REAL(writev)(fd, parts, count);
-  if (n >= 0 && program) heddle::rt::wrote_to(fd);
-  return n;
+  return heddle::rt::moving(fd, __builtin_return_address(0), true, [&] { return HEDDLE_REAL(writev)(fd, parts, count); });
 }
 
 HEDDLE_RT_DEFINE(ssize_t, send, (int fd, const void* data, size_t size, int flags)) {
-  const bool program = heddle::rt::program_call(fd, __builtin_return_address(0));
-  const ssize_t n = HEDDLE_REAL(send)(fd, data, size, flags);
-  if (n >= 0 && program) heddle::rt::wrote_to(fd);
-  return n;
+  return heddle::rt::moving(fd, __builtin_return_address(0), true, [&] { return HEDDLE_REAL(send)(fd, data, size, flags); });
 }
 
 HEDDLE_RT_DEFINE(ssize_t, sendto,
                  (int fd, const void* data, size_t size, int flags, const struct sockaddr* to, socklen_t length)) {
-  const bool program = heddle::rt::program_call(fd, __builtin_return_address(0));
-  const ssize_t n = HEDDLE_REAL(sendto)(fd, data, size, flags, to, length);
-  if (n >= 0 && program) heddle::rt::wrote_to(fd);
-  return n;
+  return heddle::rt::moving(fd, __builtin_return_address(0), true, [&] { return HEDDLE_REAL(sendto)(fd, data, size, flags, to, length); });
 }
 
 HEDDLE_RT_DEFINE(ssize_t, sendmsg, (int fd, const struct msghdr* message, int flags)) {
-  const bool program = heddle::rt::program_call(fd, __builtin_return_address(0));
-  const ssize_t n = HEDDLE_REAL(sendmsg)(fd, message, flags);
-  if (n >= 0 && program) heddle::rt::wrote_to(fd);
-  return n;
+  return heddle::rt::moving(fd, __builtin_return_address(0), true, [&] { return HEDDLE_REAL(sendmsg)(fd, message, flags); });
 }
 
 HEDDLE_RT_DEFINE(ssize_t, read, (int fd, void* data, size_t size)) {
-  const bool program = heddle::rt::program_call(fd, __builtin_return_address(0));
-  const ssize_t n = HEDDLE_REAL(read)(fd, data, size);
-  if (n > 0 && program) heddle::rt::read_from(fd);
-  return n;
+  return heddle::rt::moving(fd, __builtin_return_address(0), false, [&] { return HEDDLE_REAL(read)(fd, data, size); });
 }
 
 HEDDLE_RT_DEFINE(ssize_t, readv, (int fd, const struct iovec* parts, int count)) {
-  const bool program = heddle::rt::program_call(fd, __builtin_return_address(0));
-  const ssize_t n = HEDDLE_REAL(readv)(fd, parts, count);
-  if (n > 0 && program) heddle::rt::read_from(fd);
-  return n;
+  return heddle::rt::moving(fd, __builtin_return_address(0), false, [&] { return HEDDLE_REAL(readv)(fd, parts, count); });
 }
 
 HEDDLE_RT_DEFINE(ssize_t, recv, (int fd, void* data, size_t size, int flags)) {
-  const bool program = heddle::rt::program_call(fd, __builtin_return_address(0));
-  const ssize_t n = HEDDLE_REAL(recv)(fd, data, size, flags);
-  if (n > 0 && program) heddle::rt::read_from(fd);
-  return n;
+  return heddle::rt::moving(fd, __builtin_return_address(0), false, [&] { return HEDDLE_REAL(recv)(fd, data, size, flags); });
 }
 
 HEDDLE_RT_DEFINE(ssize_t, recvfrom,
                  (int fd, void* data, size_t size, int flags, struct sockaddr* from, socklen_t* length)) {
-  const bool program = heddle::rt::program_call(fd, __builtin_return_address(0));
-  const ssize_t n = HEDDLE_REAL(recvfrom)(fd, data, size, flags, from, length);
-  if (n > 0 && program) heddle::rt::read_from(fd);
-  return n;
+  return heddle::rt::moving(fd, __builtin_return_address(0), false, [&] { return HEDDLE_REAL(recvfrom)(fd, data, size, flags, from, length); });
 }
 
 HEDDLE_RT_DEFINE(ssize_t, recvmsg, (int fd, struct msghdr* message, int flags)) {
-  const bool program = heddle::rt::program_call(fd, __builtin_return_address(0));
-  const ssize_t n = HEDDLE_REAL(recvmsg)(fd, message, flags);
-  if (n > 0 && program) heddle::rt::read_from(fd);
-  return n;
+  return heddle::rt::moving(fd, __builtin_return_address(0), false, [&] { return HEDDLE_REAL(recvmsg)(fd, message, flags); });
 }

@@ -3,6 +3,8 @@
 // how messages name a thread.
 #include "rt/pthread_runtime.hpp"
 
+#include <link.h>
+
 #include <cstdlib>
 
 #include "backends/real.hpp"
@@ -67,6 +69,37 @@ void report(bug_kind kind, std::string message) {
 std::string describe(operation_id op) {
   detail::engine* e = detail::engine::current();
   return e != nullptr ? e->describe_operation(op) : "operation " + std::to_string(op);
+}
+
+// libheddle-rt's own code: [runtime_begin, runtime_end), the executable
+// segment that holds this function's, found once (heap_hooks.cpp asks at load).
+namespace {
+std::uintptr_t runtime_begin = 0;
+std::uintptr_t runtime_end = 0;
+
+int find_runtime(dl_phdr_info* info, std::size_t, void*) {
+  const auto here = reinterpret_cast<std::uintptr_t>(&find_runtime);
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& segment = info->dlpi_phdr[i];
+    if (segment.p_type != PT_LOAD || (segment.p_flags & PF_X) == 0) continue;
+    const std::uintptr_t begin = info->dlpi_addr + segment.p_vaddr;
+    if (here - begin < segment.p_memsz) {
+      runtime_begin = begin;
+      runtime_end = begin + segment.p_memsz;
+      return 1;
+    }
+  }
+  return 0;
+}
+}  // namespace
+
+bool runtime_code(std::uintptr_t pc) {
+  if (runtime_end == 0) ::dl_iterate_phdr(&find_runtime, nullptr);
+  return runtime_code_found(pc);
+}
+
+bool runtime_code_found(std::uintptr_t pc) noexcept {
+  return runtime_end != 0 && pc - runtime_begin < runtime_end - runtime_begin;
 }
 
 }  // namespace heddle::rt

@@ -59,6 +59,14 @@ namespace heddle::rt {
 // True when the caller is an operation of a controlled iteration.
 inline bool controlled() noexcept { return in_control() && current_operation() != 0; }
 
+// True when `pc` is in libheddle-rt's own code: heddle's own calls through
+// an interposer (its allocations, the crash report it writes) are not the
+// program's. runtime_code finds that code on first use (dl_iterate_phdr);
+// runtime_code_found only answers once it was found (for the allocations
+// the loader makes before dl_iterate_phdr may be used).
+bool runtime_code(std::uintptr_t pc);
+bool runtime_code_found(std::uintptr_t pc) noexcept;
+
 // Signals the program sends itself (posix_signals.cpp). A signal sent to a
 // thread that is neither the sender nor waiting for signals is delivered at
 // the receiver's next call into the runtime: the number of threads with such

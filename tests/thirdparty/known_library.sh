@@ -8,7 +8,7 @@
 # report with MESSAGE in it, and replay.
 set -u
 heddle=$1 iterations=$2 workdir=$3 what=$4 plain=$5 instrumented=$6 buggy=${7:-} message=${8:-}
-mkdir -p "$workdir" && cd "$workdir" || exit 1
+mkdir -p "$workdir" && cd "$workdir" && rm -rf out || exit 1
 failed=0
 fail() { echo "known_library.sh: $*" >&2; failed=1; }
 # The plain program passes under each strategy, no iteration cut at --max-steps.
